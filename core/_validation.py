@@ -1,0 +1,129 @@
+"""Validation helpers shared by every public function of :mod:`core`.
+
+Public functions validate their input **once**, here, at the boundary; private kernels
+trust what they receive.  Every error names the parameter, what was expected and what
+was received, so tests can pin it with ``pytest.raises(..., match=...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_generator",
+    "check_binary",
+    "check_choice",
+    "check_fraction",
+    "check_scores",
+    "check_uplift_inputs",
+]
+
+
+def _describe(values: np.ndarray, limit: int = 5) -> str:
+    uniq = np.unique(values[~_isnan(values)]) if values.dtype.kind == "f" else np.unique(values)
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in uniq[:limit])
+    more = "" if len(uniq) <= limit else f", ... ({len(uniq)} distinct)"
+    return f"[{shown}{more}]"
+
+
+def _isnan(values: np.ndarray) -> np.ndarray:
+    return np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
+
+
+def check_choice(value: Any, name: str, allowed: Iterable[Any]) -> Any:
+    """Return ``value`` if it is one of ``allowed``, else raise ``ValueError``."""
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}.")
+    return value
+
+
+def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float in (0, 1] (or [0, 1] with ``allow_zero``)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1]; got {value!r}.") from None
+    low_ok = v >= 0 if allow_zero else v > 0
+    if not (np.isfinite(v) and low_ok and v <= 1):
+        interval = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ValueError(f"{name} must be a number in {interval}; got {value!r}.")
+    return v
+
+
+def check_binary(values: Any, name: str) -> np.ndarray:
+    """Return a 1-d ``int8`` array of 0/1 values or raise ``ValueError``.
+
+    Booleans and numbers equal to 0 or 1 are accepted; anything else (other codes,
+    NaN, strings) is refused with the offending values listed.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array; got an array of shape {arr.shape}.")
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{name} must hold 0/1 values; got dtype {arr.dtype} with values {_describe(arr)}."
+        )
+    ok = (arr == 0) | (arr == 1)
+    if not ok.all():
+        raise ValueError(f"{name} must hold only 0 and 1; got values {_describe(arr)}.")
+    return arr.astype(np.int8)
+
+
+def check_scores(values: Any, name: str = "score", *, n: int | None = None) -> np.ndarray:
+    """Return a 1-d finite ``float64`` array (of length ``n`` if given) or raise."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array; got an array of shape {arr.shape}.")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.isfinite(arr).all():
+        bad = int((~np.isfinite(arr)).sum())
+        raise ValueError(f"{name} must be finite; got {bad} NaN or infinite value(s).")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}; got length {arr.shape[0]}.")
+    return arr
+
+
+def check_uplift_inputs(
+    y: Any, t: Any, score: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the ``(y, t, score)`` triple used by every uplift curve and metric.
+
+    Returns
+    -------
+    y, t : ndarray of int8, 0/1
+    score : ndarray of float64, finite
+    """
+    y = check_binary(y, "y")
+    t = check_binary(t, "t")
+    if y.shape[0] == 0:
+        raise ValueError("y must contain at least one row; got an empty array.")
+    if t.shape[0] != y.shape[0]:
+        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    score = check_scores(score, "score", n=y.shape[0])
+    return y, t, score
+
+
+def as_generator(random_state: Any) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from ``None``, an int, a SeedSequence or a Generator.
+
+    ``np.random.RandomState`` instances are accepted too (a generator is seeded from them),
+    so scikit-learn style callers keep working.  No global seed is ever touched.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        "random_state must be None, an int, a SeedSequence or a numpy Generator; "
+        f"got {type(random_state).__name__}."
+    )

@@ -1,0 +1,33 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The ``../shared/data`` directory; tests needing it skip when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is not present beside the project")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path_factory):
+    """Never write into the user's real cache or runs directory from a test."""
+    monkeypatch.setenv("UPRANK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))
+    os.environ.setdefault("MPLBACKEND", "Agg")

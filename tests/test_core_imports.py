@@ -1,0 +1,39 @@
+"""core/ must import without Streamlit (notebook users, CI workers)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+CORE = Path(__file__).resolve().parents[1] / "core"
+
+
+def test_no_streamlit_import_statement_in_core():
+    offenders = []
+    for path in CORE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
+
+
+def test_core_imports_with_streamlit_blocked():
+    modules = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
+    code = (
+        "import sys; sys.modules['streamlit'] = None\n"
+        + "".join(f"import core.{m}\n" for m in modules)
+        + "print('ok')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=CORE.parent, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
