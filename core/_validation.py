@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "UndefinedMetricWarning",
     "as_generator",
     "check_binary",
     "check_choice",
@@ -20,6 +21,10 @@ __all__ = [
     "check_scores",
     "check_uplift_inputs",
 ]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """Valid but degenerate input: the metric is undefined and ``nan`` is returned."""
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:

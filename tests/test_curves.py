@@ -1,0 +1,272 @@
+"""Tests of core.curves against the paper's Table 1, brute-force loops and formulas."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from core import curves
+from core._validation import UndefinedMetricWarning
+from core.curves import DEFINITIONS, UpliftCurves, auuc, uplift_curve
+
+LINEAR = ("uplift_joint_rel", "uplift_sep_rel", "uplift_sep_abs", "qini_sep_abs")
+
+
+# ----------------------------------------------------------------- brute force
+def brute_joint(y, t, order, name):
+    """V(k) for k = 0..n by explicit counting over the ranked rows (no cumsum)."""
+    n, T, C = len(y), sum(t), len(t) - sum(t)
+    out = [0.0]
+    for k in range(1, n + 1):
+        top = order[:k]
+        nt = sum(1 for i in top if t[i] == 1)
+        nc = k - nt
+        rt = sum(1 for i in top if t[i] == 1 and y[i] == 1)
+        rc = sum(1 for i in top if t[i] == 0 and y[i] == 1)
+        if name == "uplift_joint_rel":
+            out.append(rt / T - rc / C)
+        elif nt == 0 or nc == 0:
+            out.append(0.0)
+        elif name == "qini_joint_abs":
+            out.append(rt - rc * nt / nc)
+        else:
+            out.append((rt / nt - rc / nc) * (nt + nc))
+    return np.array(out)
+
+
+def brute_separate(y, t, order, name, points=100):
+    T_rank = [i for i in order if t[i] == 1]
+    C_rank = [i for i in order if t[i] == 0]
+    T, C = len(T_rank), len(C_rank)
+    out = []
+    for j in range(points + 1):
+        p = j / points
+        kt = math.floor(p * T + 0.5 + 1e-12)
+        kc = math.floor(p * C + 0.5 + 1e-12)
+        r_t = sum(y[i] for i in T_rank[:kt])
+        r_c = sum(y[i] for i in C_rank[:kc])
+        if name == "uplift_sep_rel":
+            out.append(r_t / T - r_c / C)
+        elif name == "uplift_sep_abs":
+            out.append(r_t - r_c)
+        else:
+            out.append(r_t - r_c * T / C)
+    return np.array(out)
+
+
+def brute_curve(y, t, order, name, points=100):
+    if DEFINITIONS[name].setting == "joint":
+        return brute_joint(y, t, order, name)
+    return brute_separate(y, t, order, name, points)
+
+
+def stable_order(score):
+    return sorted(range(len(score)), key=lambda i: (-score[i], i))
+
+
+def random_case(rng, n, n_levels=None):
+    while True:
+        y = rng.integers(0, 2, n)
+        t = rng.integers(0, 2, n)
+        if 0 < t.sum() < n and y.sum() > 0:
+            break
+    score = rng.integers(0, n_levels, n).astype(float) if n_levels else rng.normal(size=n)
+    return y, t, score
+
+
+# ----------------------------------------------------------------- paper Table 1
+def test_paper_table1_counts():
+    # rows (y, t) in rank order: (0,1), (1,1), (1,0), (1,1)
+    y = np.array([0, 1, 1, 1])
+    t = np.array([1, 1, 0, 1])
+    score = np.array([4.0, 3.0, 2.0, 1.0])
+    c = UpliftCurves(y, t, score)
+    assert c._nt[1] == 1 and c._nt[3] == 2  # N^T(D,1)=1, N^T(D,3)=2
+    assert c._rt[1] == 0 and c._rt[3] == 1  # R^T(D,1)=0, R^T(D,3)=1
+    assert c._r_sep_t[1] == 0 and c._r_sep_t[3] == 2  # R(T,1)=0, R(T,3)=2
+    # and the joint relative curve written out by hand: |T|=3, |C|=1
+    _, v = uplift_curve(y, t, score, definition="uplift_joint_rel")
+    np.testing.assert_allclose(v, [0, 0, 1 / 3, 1 / 3 - 1, 2 / 3 - 1])
+
+
+# ----------------------------------------------------------------- brute force agreement
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+def test_stable_curves_match_brute_force(name, rng):
+    for n in (2, 3, 7, 25, 60):
+        for levels in (None, 3):
+            y, t, s = random_case(rng, n, levels)
+            _, v = uplift_curve(y, t, s, definition=name, ties="stable")
+            ref = brute_curve(list(y), list(t), stable_order(list(s)), name)
+            np.testing.assert_allclose(v, ref, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+def test_auuc_mean_convention_matches_brute_force(name, rng):
+    for cutoff in (0.1, 0.3, 0.5, 1.0):
+        y, t, s = random_case(rng, 37)
+        ref_curve = brute_curve(list(y), list(t), stable_order(list(s)), name)
+        if DEFINITIONS[name].setting == "joint":
+            ref = sum(ref_curve[k] for k in range(1, math.floor(cutoff * 37 + 1e-9) + 1)) / 37
+        else:
+            ref = sum(ref_curve[p] for p in range(1, round(cutoff * 100) + 1)) / 100
+        assert auuc(y, t, s, definition=name, cutoff=cutoff, ties="stable") == pytest.approx(
+            ref, abs=1e-12
+        )
+
+
+def test_auuc_at_cutoff_is_partial_sum_of_full_auuc(rng):
+    y, t, s = random_case(rng, 200)
+    c = UpliftCurves(y, t, s)
+    for name in DEFINITIONS:
+        assert abs(c.auuc(name, cutoff=0.1)) <= abs(c.auuc(name, cutoff=1.0)) + 1.0
+
+
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+def test_average_ties_equal_mean_over_tie_permutations(name, rng):
+    """ties='average' is the expectation over all orders inside each tie run
+    (exactly, for the linear definitions; at run boundaries for all)."""
+    for _ in range(6):
+        y, t, s = random_case(rng, 7, n_levels=3)
+        # enumerate every order consistent with the score ranking
+        levels = sorted(set(s), reverse=True)
+        runs = [[i for i in range(7) if s[i] == lv] for lv in levels]
+        curves_all = []
+        for perms in itertools.product(*(itertools.permutations(r) for r in runs)):
+            order = [i for run in perms for i in run]
+            curves_all.append(brute_curve(list(y), list(t), order, name))
+        expected = np.mean(curves_all, axis=0)
+        _, v = uplift_curve(y, t, s, definition=name, ties="average")
+        if name in LINEAR:
+            np.testing.assert_allclose(v, expected, atol=1e-12)
+        else:
+            ends = np.cumsum([0] + [len(r) for r in runs])
+            np.testing.assert_allclose(v[ends], expected[ends], atol=1e-12)
+
+
+def test_constant_score_with_average_ties_is_the_random_line(rng):
+    y, t, _ = random_case(rng, 50)
+    for name in ("uplift_joint_rel", "uplift_sep_rel"):
+        x, v = uplift_curve(y, t, np.zeros(50), definition=name)
+        _, v_rand = curves.random_curve(y, t, definition=name)
+        # joint: exactly the line; separate: the line up to the rounding of p|T|, p|C|
+        tol = 1e-12 if name == "uplift_joint_rel" else 1.0 / min(t.sum(), 50 - t.sum())
+        np.testing.assert_allclose(v, v_rand, atol=tol)
+
+
+# ----------------------------------------------------------------- invariances
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+@pytest.mark.parametrize("ties", ["stable", "average"])
+def test_invariant_to_row_order_and_monotone_transforms(name, ties, rng):
+    y, t, s = random_case(rng, 80)  # continuous scores: no ties
+    base = auuc(y, t, s, definition=name, ties=ties)
+    perm = rng.permutation(80)
+    assert auuc(y[perm], t[perm], s[perm], definition=name, ties=ties) == pytest.approx(base)
+    for f in (np.exp, lambda z: 3 * z + 7, lambda z: z**3):
+        assert auuc(y, t, f(s), definition=name, ties=ties) == pytest.approx(base)
+
+
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+def test_average_ties_invariant_to_row_order_even_with_ties(name, rng):
+    y, t, s = random_case(rng, 60, n_levels=4)
+    base = uplift_curve(y, t, s, definition=name)[1]
+    perm = rng.permutation(60)
+    np.testing.assert_allclose(uplift_curve(y[perm], t[perm], s[perm], definition=name)[1], base)
+
+
+# ----------------------------------------------------------------- baselines
+@pytest.mark.parametrize("name", LINEAR)
+def test_perfect_curve_dominates_every_ordering(name, rng):
+    for _ in range(4):
+        y, t, _ = random_case(rng, 6)
+        _, best = curves.perfect_curve(y, t, definition=name)
+        for order in itertools.permutations(range(6)):
+            v = brute_curve(list(y), list(t), list(order), name)
+            assert np.all(best >= v - 1e-12)
+
+
+def test_random_auuc_is_area_of_straight_line(rng):
+    y, t, s = random_case(rng, 90)
+    for name in DEFINITIONS:
+        x, line = curves.random_curve(y, t, definition=name)
+        _, v = uplift_curve(y, t, s, definition=name)
+        np.testing.assert_allclose(line, x * v[-1])  # ends at V(1) of any ranking
+        grid = 90 if DEFINITIONS[name].setting == "joint" else 100
+        for c in (0.3, 1.0):
+            last = math.floor(c * grid + 1e-9)
+            ref = sum(v[-1] * k / grid for k in range(1, last + 1)) / grid
+            assert curves.random_auuc(y, t, definition=name, cutoff=c) == pytest.approx(ref)
+            assert curves.auuc_above_random(y, t, s, definition=name, cutoff=c) == pytest.approx(
+                auuc(y, t, s, definition=name, cutoff=c) - ref
+            )
+
+
+def test_endpoint_of_relative_curves_is_the_ate(rng):
+    y, t, s = random_case(rng, 500)
+    ate = y[t == 1].mean() - y[t == 0].mean()
+    for name in ("uplift_joint_rel", "uplift_sep_rel"):
+        assert uplift_curve(y, t, s, definition=name)[1][-1] == pytest.approx(ate)
+
+
+def test_auuc_table_matches_single_calls(rng):
+    y, t, s = random_case(rng, 120)
+    table = curves.auuc_table(y, t, s, cutoffs=(0.1, 1.0))
+    assert list(table.columns) == ["AUUC@10%", "AUUC@100%"]
+    for name in DEFINITIONS:
+        assert table.loc[name, "AUUC@10%"] == pytest.approx(
+            auuc(y, t, s, definition=name, cutoff=0.1)
+        )
+
+
+# ----------------------------------------------------------------- degenerate and bad input
+@pytest.mark.parametrize(
+    "y, t, why",
+    [
+        ([0, 1, 1], [1, 1, 1], "no control rows"),
+        ([0, 1, 1], [0, 0, 0], "no treated rows"),
+        ([0, 0, 0], [0, 1, 1], "no responders"),
+    ],
+)
+def test_degenerate_input_warns_and_returns_nan(y, t, why):
+    with pytest.warns(UndefinedMetricWarning, match=why):
+        assert math.isnan(auuc(y, t, [1, 2, 3], definition="uplift_joint_rel"))
+    with pytest.warns(UndefinedMetricWarning, match=why):
+        assert np.isnan(uplift_curve(y, t, [1, 2, 3], definition="qini_sep_abs")[1]).all()
+
+
+def test_undefined_ratio_at_top_of_joint_ranking_is_zero():
+    # Top two rows are treated responders: N^C = 0 there, so V = 0 by definition.
+    y, t, s = [1, 1, 0, 1], [1, 1, 0, 0], [4, 3, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("qini_joint_abs", "uplift_joint_abs"):
+            v = uplift_curve(y, t, s, definition=name)[1]
+            assert v[1] == 0 and v[2] == 0 and v[3] != 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(y=[0, 2], t=[0, 1], score=[1, 2]), r"y must hold only 0 and 1; got values \[0, 2\]"),
+        (dict(y=[0, 1], t=[0, 1, 1], score=[1, 2]), r"t must have the same length as y \(2\)"),
+        (dict(y=[0, 1], t=[0, 1], score=[1, np.nan]), "score must be finite"),
+        (dict(y=[0, 1], t=[0, 1], score=[1]), "score must have length 2"),
+        (dict(y=[], t=[], score=[]), "at least one row"),
+    ],
+)
+def test_bad_input_raises_clear_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        auuc(kwargs["y"], kwargs["t"], kwargs["score"], definition="uplift_joint_rel")
+
+
+def test_bad_options_raise_clear_errors():
+    args = ([0, 1], [0, 1], [1, 2])
+    with pytest.raises(ValueError, match="definition must be one of .*'qini_sep_abs'; got 'qini'"):
+        auuc(*args, definition="qini")
+    with pytest.raises(ValueError, match=r"cutoff must be a number in \(0, 1\]; got 1.5"):
+        auuc(*args, definition="uplift_joint_rel", cutoff=1.5)
+    with pytest.raises(ValueError, match="ties must be one of 'average', 'stable'; got 'random'"):
+        auuc(*args, definition="uplift_joint_rel", ties="random")
