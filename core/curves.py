@@ -272,6 +272,20 @@ class UpliftCurves:
         v = self._separate_values(definition, SEPARATE_POINTS)
         return float(v[1 : last + 1].sum() / SEPARATE_POINTS)
 
+    def random_auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
+        r"""AUUC of the random baseline (straight line from (0, 0) to (1, V(1))).
+
+        :math:`V(1)\,K(K+1)/(2M^2)` with ``K`` the last point kept and ``M`` the grid size
+        (``n`` joint, 100 separate) — the same convention as :meth:`auuc`.
+        """
+        d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
+        cutoff = check_fraction(cutoff, "cutoff")
+        if self._warn_if_degenerate(f"Random AUUC ({definition})"):
+            return float("nan")
+        grid = self.n if d.setting == "joint" else SEPARATE_POINTS
+        last = int(np.floor(cutoff * grid + 1e-9))
+        return float(self.endpoint(definition) * (last * (last + 1) / 2) / grid**2)
+
     def endpoint(self, definition: str) -> float:
         """``V`` at 100 % targeted (the same for every ranking of the data)."""
         _, v = self.curve(definition)
@@ -370,24 +384,13 @@ def auuc_table(
         for c in cutoffs:
             value = curves.auuc(name, cutoff=c)
             if above_random:
-                value -= _random_area(curves, name, c)
+                value -= curves.random_auuc(name, cutoff=c)
             row[f"AUUC@{c:.0%}"] = value
         rows[name] = row
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
 # ---------------------------------------------------------------------- baselines
-def _random_area(curves: UpliftCurves, definition: str, cutoff: float) -> float:
-    """Area of the straight line from (0, 0) to (1, V(1)) with the AUUC convention."""
-    d = DEFINITIONS[definition]
-    v1 = curves.endpoint(definition)
-    if d.setting == "joint":
-        last = int(np.floor(cutoff * curves.n + 1e-9))
-        return v1 * (last * (last + 1) / 2) / curves.n**2
-    last = int(np.floor(cutoff * SEPARATE_POINTS + 1e-9))
-    return v1 * (last * (last + 1) / 2) / SEPARATE_POINTS**2
-
-
 def random_curve(
     y, t, *, definition: str, points: int = SEPARATE_POINTS
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -401,14 +404,8 @@ def random_curve(
 
 
 def random_auuc(y, t, *, definition: str, cutoff: float = 1.0) -> float:
-    """AUUC of the random baseline, :math:`V(1)\\,\\frac{K(K+1)}{2M^2}` with ``K`` the last
-    point kept and ``M`` the grid size (``n`` joint, 100 separate)."""
-    curves = UpliftCurves(y, t, np.zeros(len(np.asarray(y))))
-    cutoff = check_fraction(cutoff, "cutoff")
-    if curves._warn_if_degenerate(f"Random AUUC ({definition})"):
-        return float("nan")
-    check_choice(definition, "definition", DEFINITIONS)
-    return float(_random_area(curves, definition, cutoff))
+    """AUUC of the random-targeting baseline (see :meth:`UpliftCurves.random_auuc`)."""
+    return UpliftCurves(y, t, np.zeros(len(np.asarray(y)))).random_auuc(definition, cutoff=cutoff)
 
 
 def auuc_above_random(
@@ -423,7 +420,7 @@ def auuc_above_random(
     value = curves.auuc(definition, cutoff=cutoff)
     if np.isnan(value):
         return value
-    return float(value - _random_area(curves, definition, check_fraction(cutoff, "cutoff")))
+    return value - curves.random_auuc(definition, cutoff=cutoff)
 
 
 def perfect_score(y, t) -> np.ndarray:

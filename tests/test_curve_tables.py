@@ -1,0 +1,65 @@
+"""core.curve_tables: the tidy tables pages plot and export agree with core.curves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import curves
+from core.curve_tables import PERFECT, RANDOM, auuc_summary, curves_frame, thin
+
+
+@pytest.fixture
+def data(rng):
+    n = 300
+    y = rng.integers(0, 2, n)
+    t = rng.integers(0, 2, n)
+    return y, t, {"a": rng.normal(size=n), "b": y * t + rng.normal(size=n)}
+
+
+def test_curves_frame_matches_uplift_curve_per_ranker(data):
+    y, t, scores = data
+    for definition in ("qini_joint_abs", "uplift_sep_rel"):
+        df = curves_frame(y, t, scores, definition=definition)
+        assert set(df.ranker) == {"a", "b", RANDOM, PERFECT}
+        for name, s in scores.items():
+            x, v = curves.uplift_curve(y, t, s, definition=definition)
+            part = df[df.ranker == name]
+            np.testing.assert_allclose(part.fraction, x)
+            np.testing.assert_allclose(part.value, v)
+        line = df[df.ranker == RANDOM]
+        np.testing.assert_allclose(line.value, line.fraction * v[-1])
+        assert (df[df.ranker == PERFECT].value.to_numpy() >= -1e9).all()
+
+
+def test_thinning_keeps_ends_and_bounds_points(data):
+    y, t, scores = data
+    df = curves_frame(y, t, scores, definition="uplift_joint_rel", max_points=50, baselines=())
+    for _, part in df.groupby("ranker"):
+        assert len(part) <= 50
+        assert part.fraction.iloc[0] == 0 and part.fraction.iloc[-1] == 1
+    assert list(thin(5, 10)) == [0, 1, 2, 3, 4]
+    assert thin(1001, 11).tolist() == list(range(0, 1001, 100))
+
+
+def test_auuc_summary_matches_auuc_and_random_area(data):
+    y, t, scores = data
+    table = auuc_summary(y, t, scores, definition="uplift_joint_rel", cutoffs=(0.3, 1.0))
+    for name, s in scores.items():
+        assert table.loc[name, "AUUC@30%"] == pytest.approx(
+            curves.auuc(y, t, s, definition="uplift_joint_rel", cutoff=0.3)
+        )
+    assert table.loc[RANDOM, "AUUC@100%"] == pytest.approx(
+        curves.random_auuc(y, t, definition="uplift_joint_rel")
+    )
+    assert table.loc[PERFECT, "AUUC@100%"] == pytest.approx(
+        curves.perfect_auuc(y, t, definition="uplift_joint_rel")
+    )
+
+
+def test_bad_score_column_is_named(data):
+    y, t, _ = data
+    with pytest.raises(ValueError, match=r"scores\['x'\] must have length 300; got length 3"):
+        curves_frame(y, t, {"x": [1, 2, 3]}, definition="uplift_joint_rel")
+    with pytest.raises(ValueError, match="baselines must be one of"):
+        curves_frame(y, t, {}, definition="uplift_joint_rel", baselines=("oracle",))
