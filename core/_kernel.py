@@ -25,10 +25,45 @@ import numpy as np
 TIES = ("average", "stable")
 
 
-def ranking_order(score: np.ndarray) -> np.ndarray:
-    """Indices that sort ``score`` descending, ties in row order (stable)."""
-    # argsort of the negated score with a stable sort keeps row order inside ties.
-    return np.argsort(-score, kind="stable")
+def tie_runs(sorted_score: np.ndarray, ties: str) -> TieRuns | None:
+    """The :class:`TieRuns` of a ranking for ``ties="average"``, ``None`` for ``"stable"``."""
+    return TieRuns(sorted_score) if ties == "average" else None
+
+
+def ranking_order(score: np.ndarray, ties: str = "stable") -> tuple[np.ndarray, np.ndarray]:
+    """Sort ``score`` descending: returns ``(order, neg_sorted)``.
+
+    ``neg_sorted = -score[order]`` is ascending, ready for ``np.searchsorted``.  With
+    ``ties="stable"`` tied rows keep their row order (stable argsort of ``-score``).  With
+    ``ties="average"`` the order inside a tie is irrelevant — everything accumulated along it
+    is interpolated across the run — so the faster unstable sort is used.
+    """
+    neg = -score
+    order = np.argsort(neg, kind="stable" if ties == "stable" else "quicksort")
+    return order, neg[order]
+
+
+def cumulative_at(cum: np.ndarray, neg_sorted: np.ndarray, k: np.ndarray, ties: str) -> np.ndarray:
+    """Values of an accumulated column at a few counts ``k`` (e.g. the 101 points of a
+    separate curve), with the tie policy applied only where it is needed.
+
+    ``cum`` is the plain cumulative sum (length ``m + 1``) along a ranking whose negated
+    sorted scores are ``neg_sorted`` (ascending, length ``m``).  For ``ties="average"`` a
+    count inside a run of equal scores is interpolated between the run's ends, found by
+    binary search: ``O(len(k) log m)``.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    if ties == "stable" or neg_sorted.shape[0] == 0:
+        return cum[k]
+    last = neg_sorted[np.maximum(k - 1, 0)]
+    lo = np.searchsorted(neg_sorted, last, side="left")
+    hi = np.searchsorted(neg_sorted, last, side="right")
+    inside = (k > 0) & (hi > k)
+    span = np.where(inside, hi - lo, 1)
+    frac = np.where(inside, (k - lo) / span, 0.0)
+    lo = np.where(inside, lo, k)
+    hi = np.where(inside, hi, k)
+    return cum[lo] + frac * (cum[hi] - cum[lo])
 
 
 def tie_run_ends(sorted_score: np.ndarray) -> np.ndarray:
@@ -38,43 +73,56 @@ def tie_run_ends(sorted_score: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], change, [n]))
 
 
-def cumulative(
-    sorted_values: np.ndarray,
-    sorted_score: np.ndarray | None,
-    *,
-    ties: str,
-) -> np.ndarray:
+class TieRuns:
+    """Where a ranking has ties: for every count ``k`` strictly inside a run of equal scores,
+    the run's ends ``lo < k < hi`` (counts at run ends need no interpolation).
+
+    Built once per ranking and reused for every accumulated column.
+    """
+
+    __slots__ = ("k", "lo", "hi", "frac")
+
+    def __init__(self, sorted_score: np.ndarray):
+        ends = tie_run_ends(sorted_score)
+        lengths = np.diff(ends)
+        tied = lengths > 1
+        starts, lens = ends[:-1][tied], lengths[tied]
+        inner = lens - 1  # counts strictly inside each tied run
+        total = int(inner.sum())
+        run_of = np.repeat(np.arange(starts.shape[0]), inner)
+        first = np.repeat(np.cumsum(inner) - inner, inner)
+        step = np.arange(total) - first + 1  # 1..len-1 inside each run
+        self.k = starts[run_of] + step
+        self.lo = starts[run_of]
+        self.hi = self.lo + lens[run_of]
+        self.frac = step / lens[run_of]
+
+    @property
+    def any(self) -> bool:
+        return self.k.shape[0] > 0
+
+
+def cumulative(sorted_values: np.ndarray, runs: TieRuns | None) -> np.ndarray:
     """Cumulative sums of ``sorted_values`` along a ranking, with a tie policy.
 
     Parameters
     ----------
-    sorted_values : ndarray of shape (n,) or (n, m)
+    sorted_values : ndarray of shape (n,)
         Values already in ranking order.
-    sorted_score : ndarray of shape (n,) or None
-        The scores in the same order (needed for ``ties="average"``; ignored otherwise).
-    ties : {"stable", "average"}
+    runs : TieRuns or None
+        ``None`` for ``ties="stable"`` (plain cumulative sums); otherwise the ranking's tie
+        runs, inside which the sums are interpolated linearly (``ties="average"``).
 
     Returns
     -------
-    ndarray of shape (n + 1,) or (n + 1, m), float64
+    ndarray of shape (n + 1,), float64
         ``out[k]`` is the (expected) sum over the top ``k`` rows; ``out[0] = 0``.
     """
-    vals = np.asarray(sorted_values)
-    n = vals.shape[0]
-    out = np.zeros((n + 1,) + vals.shape[1:], dtype=np.float64)
-    np.cumsum(vals, axis=0, out=out[1:])
-    if ties == "stable" or n == 0:
-        return out
-    ends = tie_run_ends(sorted_score)
-    if ends.shape[0] == n + 1:  # no ties at all
-        return out
-    k = np.arange(n + 1)
-    hi_idx = np.searchsorted(ends, k, side="left")  # first run end >= k
-    hi = ends[hi_idx]
-    lo = ends[np.maximum(hi_idx - 1, 0)]
-    lo = np.where(hi == k, k, lo)  # on a boundary: exact
-    span = hi - lo
-    frac = np.divide(k - lo, span, out=np.zeros(n + 1), where=span > 0)
-    if out.ndim == 2:
-        frac = frac[:, None]
-    return out[lo] + frac * (out[hi] - out[lo])
+    n = sorted_values.shape[0]
+    out = np.empty(n + 1, dtype=np.float64)
+    out[0] = 0.0
+    np.cumsum(sorted_values, dtype=np.float64, out=out[1:])
+    if runs is not None and runs.any:
+        lo = out[runs.lo]
+        out[runs.k] = lo + runs.frac * (out[runs.hi] - lo)
+    return out

@@ -17,7 +17,9 @@ __all__ = [
     "as_generator",
     "check_binary",
     "check_choice",
+    "check_cutoff",
     "check_fraction",
+    "check_group_ids",
     "check_scores",
     "check_uplift_inputs",
 ]
@@ -114,6 +116,45 @@ def check_uplift_inputs(
         raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
     score = check_scores(score, "score", n=y.shape[0])
     return y, t, score
+
+
+def check_cutoff(value: Any, name: str = "k") -> int | None:
+    """Return ``None`` or a positive ``int`` (a number of rows), else raise ``ValueError``.
+
+    Booleans and floats (even ``5.0``) are refused: a float usually means a fraction was
+    meant, which the caller must say explicitly.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be None or a positive integer; got {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name} must be None or a positive integer; got {value!r}.")
+    return int(value)
+
+
+def check_group_ids(values: Any, name: str = "group", *, n: int) -> np.ndarray:
+    """Return ``int64`` query codes ``0..Q-1`` for per-row query ids of length ``n``, or raise.
+
+    Ids may be numbers or strings, in any order (rows of one query need not be contiguous).
+    Codes follow the sorted order of the distinct ids.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array of query ids; got shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} must have length {n} (one id per row); got {arr.shape[0]}.")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN; got {int(np.isnan(arr).sum())} NaN id(s).")
+    if arr.dtype.kind not in "biufUSO":
+        raise ValueError(f"{name} must hold numbers or strings; got dtype {arr.dtype}.")
+    try:  # object arrays (e.g. a pandas column of strings) must hold comparable ids
+        codes = np.unique(arr, return_inverse=True)[1]
+    except TypeError:
+        raise ValueError(
+            f"{name} must hold numbers or strings of one kind (no None or mixed types)."
+        ) from None
+    return codes.astype(np.int64, copy=False).reshape(-1)
 
 
 def as_generator(random_state: Any) -> np.random.Generator:

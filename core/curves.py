@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core._kernel import TIES, cumulative, ranking_order
+from core._kernel import TIES, cumulative, cumulative_at, ranking_order, tie_runs
 from core._validation import (
     UndefinedMetricWarning,
     check_choice,
@@ -174,22 +174,25 @@ class UpliftCurves:
         self.n_c = self.n - self.n_t
         self.n_responders = int(y.sum())
 
-        order = ranking_order(score)
-        s_sorted = score[order]
-        t_sorted = t[order].astype(bool)
-        y_sorted = y[order]
-        # Joint ranking: cumulative N^T, N^C, R^T, R^C for k = 0..n.
-        cols = np.empty((self.n, 4), dtype=np.int32)
-        cols[:, 0] = t_sorted
-        cols[:, 1] = ~t_sorted
-        cols[:, 2] = y_sorted & t_sorted
-        cols[:, 3] = y_sorted & ~t_sorted
-        joint = cumulative(cols, s_sorted, ties=ties)
-        self._nt, self._nc, self._rt, self._rc = joint.T
+        order, neg_sorted = ranking_order(score, ties)
+        code = (t << 1 | y)[order]  # 3 = TR, 2 = TNR, 1 = CR, 0 = CNR, in rank order
+        t_sorted = code >= 2
+        y_sorted = (code & 1).astype(bool)
+        # Joint ranking: cumulative N^T, R^T and R (all responders); N^C = k - N^T and
+        # R^C = R - R^T, so three accumulations give the four counts for k = 0..n.
+        runs = tie_runs(neg_sorted, ties)
+        self._k = k = np.arange(self.n + 1, dtype=np.float64)
+        self._nt = cumulative(t_sorted, runs)
+        self._rt = cumulative(code == 3, runs)
+        self._nc = k - self._nt
+        self._rc = cumulative(y_sorted, runs) - self._rt
         # Separate rankings: the treated rows, taken in joint order, are already ranked by
-        # score with ties in row order — no second sort is needed.
-        self._r_sep_t = cumulative(y_sorted[t_sorted], s_sorted[t_sorted], ties=ties)
-        self._r_sep_c = cumulative(y_sorted[~t_sorted], s_sorted[~t_sorted], ties=ties)
+        # score (ties in row order for "stable") — no second sort.  Only the curve's grid
+        # points are ever read, so ties are resolved lazily there (cumulative_at).
+        self._sep = {}
+        for arm, mask in (("t", t_sorted), ("c", ~t_sorted)):
+            self._sep[arm] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
+        self._joint_cache: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -215,26 +218,33 @@ class UpliftCurves:
         return False
 
     def _joint_values(self, name: str) -> np.ndarray:
+        if name not in self._joint_cache:
+            self._joint_cache[name] = self._compute_joint(name)
+        return self._joint_cache[name]
+
+    def _compute_joint(self, name: str) -> np.ndarray:
         nt, nc, rt, rc = self._nt, self._nc, self._rt, self._rc
         if name == "uplift_joint_rel":
             return rt / self.n_t - rc / self.n_c
-        defined = (nt > 0) & (nc > 0)
-        out = np.zeros_like(rt)
-        if name == "qini_joint_abs":
-            np.divide(rc * nt, nc, out=out, where=defined)
-            out = np.where(defined, rt - out, 0.0)
-        else:  # uplift_joint_abs
-            rate_t = np.divide(rt, nt, out=np.zeros_like(rt), where=defined)
-            rate_c = np.divide(rc, nc, out=np.zeros_like(rc), where=defined)
-            out = np.where(defined, (rate_t - rate_c) * (nt + nc), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if name == "qini_joint_abs":
+                out = rt - rc * (nt / nc)
+            else:  # uplift_joint_abs; N^T + N^C = k
+                out = (rt / nt - rc / nc) * self._k
+        out[(nt <= 0) | (nc <= 0)] = 0.0  # undefined ratio at the top: V = 0 (see module doc)
         return out
+
+    def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
+        """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k``."""
+        cum, neg_sorted = self._sep[arm]
+        return cumulative_at(cum, neg_sorted, k, self.ties)
 
     def _separate_values(self, name: str, points: int) -> np.ndarray:
         j = np.arange(points + 1)
         kt = _round_half_up(j, self.n_t, points)
         kc = _round_half_up(j, self.n_c, points)
-        r_t = self._r_sep_t[kt]
-        r_c = self._r_sep_c[kc]
+        r_t = self._separate_responders("t", kt)
+        r_c = self._separate_responders("c", kc)
         if name == "uplift_sep_rel":
             return r_t / self.n_t - r_c / self.n_c
         if name == "uplift_sep_abs":
@@ -250,7 +260,7 @@ class UpliftCurves:
         """
         d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
         if d.setting == "joint":
-            x = np.arange(self.n + 1) / self.n
+            x = self._k / self.n
             if self._warn_if_degenerate(f"The {definition} curve"):
                 return x, np.full(x.shape, np.nan)
             return x, self._joint_values(definition)

@@ -87,7 +87,7 @@ def test_paper_table1_counts():
     c = UpliftCurves(y, t, score)
     assert c._nt[1] == 1 and c._nt[3] == 2  # N^T(D,1)=1, N^T(D,3)=2
     assert c._rt[1] == 0 and c._rt[3] == 1  # R^T(D,1)=0, R^T(D,3)=1
-    assert c._r_sep_t[1] == 0 and c._r_sep_t[3] == 2  # R(T,1)=0, R(T,3)=2
+    assert c._separate_responders("t", [1, 3]).tolist() == [0, 2]  # R(T,1)=0, R(T,3)=2
     # and the joint relative curve written out by hand: |T|=3, |C|=1
     _, v = uplift_curve(y, t, score, definition="uplift_joint_rel")
     np.testing.assert_allclose(v, [0, 0, 1 / 3, 1 / 3 - 1, 2 / 3 - 1])
