@@ -60,7 +60,7 @@ def rank(rel: np.ndarray, score: np.ndarray, codes: np.ndarray | None) -> Ranked
     """Sort rows by (query, −score), stable; ``codes`` None means one query."""
     n = score.shape[0]
     if codes is None:
-        order = ranking_order(score)
+        order, _ = ranking_order(score)
         codes = np.zeros(n, dtype=np.int64)
     else:
         order = np.lexsort((-score, codes))

@@ -474,7 +474,7 @@ def p_ndcg(
     n_pos = int(y.sum())
     if n_pos == 0:
         return undefined("P-nDCG is undefined: y_true has no positive row")
-    order = ranking_order(p)
+    order, _ = ranking_order(p)
     i = np.arange(1, y.shape[0] + 1, dtype=np.float64)
     w = {
         "probability": lambda: p[order],
