@@ -14,7 +14,9 @@ import pandas as pd
 from core._validation import check_choice, check_scores, check_uplift_inputs
 from core.curves import DEFINITIONS, UpliftCurves, perfect_score
 
-__all__ = ["BASELINES", "RANDOM", "PERFECT", "auuc_summary", "curves_frame", "thin"]
+__all__ = [
+    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "curves_frame", "thin", "thin_frame",
+]
 
 RANDOM = "Random targeting"
 PERFECT = "Perfect (oracle)"
@@ -26,6 +28,12 @@ def thin(m: int, max_points: int | None) -> np.ndarray:
     if max_points is None or m <= max_points:
         return np.arange(m)
     return np.unique(np.linspace(0, m - 1, max_points).round().astype(np.int64))
+
+
+def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """At most ``max_points`` evenly spaced rows per ranker of a :func:`curves_frame` table."""
+    keep = [part.index[thin(len(part), max_points)] for _, part in frame.groupby("ranker", sort=False)]
+    return frame.loc[np.concatenate(keep)] if keep else frame
 
 
 def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines: Iterable[str]):
@@ -101,3 +109,42 @@ def auuc_summary(
             for cut in cutoffs
         }
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def compare_scenarios(
+    cases: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    *,
+    definitions: Iterable[str] = tuple(DEFINITIONS),
+    ties: str = "average",
+    max_points: int | None = 400,
+) -> tuple[dict[str, pd.DataFrame], pd.DataFrame]:
+    """Curves and AUUCs of several ``(y, t, score)`` cases under several definitions.
+
+    Used for the paper's §4.2 view (Figs. 2–3): the same kind of ranking drawn with
+    different treatment/control splits.  Returns
+
+    * ``frames``: definition → tidy frame (columns of :func:`curves_frame` plus
+      ``scenario``), each case with its random line;
+    * ``table``: AUUC@100 % with one row per definition, one column per case, and
+      ``swing`` = (max − min) / mean |AUUC| across the cases — how much the number moves
+      when only the arm split changes.
+    """
+    definitions = tuple(definitions)
+    frames: dict[str, list[pd.DataFrame]] = {d: [] for d in definitions}
+    rows: dict[str, dict[str, float]] = {d: {} for d in definitions}
+    for scenario, (y, t, score) in cases.items():
+        objects = _curve_objects(y, t, {"ranking": score}, ties, (RANDOM,))
+        for d in definitions:
+            for name, (c, is_random) in objects.items():
+                x, v = c.curve(d)
+                if is_random:
+                    v = x * v[-1]
+                else:
+                    rows[d][scenario] = c.auuc(d)
+                keep = thin(len(x), max_points)
+                frames[d].append(pd.DataFrame({"scenario": scenario, "ranker": name,
+                                               "fraction": x[keep], "value": v[keep]}))
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    spread = table.max(axis=1) - table.min(axis=1)
+    table["swing"] = spread / table.abs().mean(axis=1)
+    return {d: pd.concat(f, ignore_index=True) for d, f in frames.items()}, table

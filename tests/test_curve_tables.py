@@ -63,3 +63,31 @@ def test_bad_score_column_is_named(data):
         curves_frame(y, t, {"x": [1, 2, 3]}, definition="uplift_joint_rel")
     with pytest.raises(ValueError, match="baselines must be one of"):
         curves_frame(y, t, {}, definition="uplift_joint_rel", baselines=("oracle",))
+
+
+def test_thin_frame_thins_each_ranker(data):
+    from core.curve_tables import thin_frame
+
+    y, t, scores = data
+    df = curves_frame(y, t, scores, definition="uplift_joint_rel")
+    small = thin_frame(df, 30)
+    assert small.groupby("ranker").size().max() <= 30
+    assert set(small.ranker) == set(df.ranker)
+
+
+def test_compare_scenarios_table_and_swing(rng):
+    from core.curve_tables import compare_scenarios
+
+    cases = {}
+    for name, share in (("balanced", 0.5), ("more treated", 0.9)):
+        n = 400
+        t = (rng.random(n) < share).astype(int)
+        y = rng.integers(0, 2, n)
+        cases[name] = (y, t, y * t + rng.random(n))
+    frames, table = compare_scenarios(cases, definitions=("qini_sep_abs", "uplift_sep_rel"))
+    for d in ("qini_sep_abs", "uplift_sep_rel"):
+        for name, (y, t, s) in cases.items():
+            assert table.loc[d, name] == pytest.approx(curves.auuc(y, t, s, definition=d))
+        a, b = table.loc[d, "balanced"], table.loc[d, "more treated"]
+        assert table.loc[d, "swing"] == pytest.approx(abs(a - b) / ((abs(a) + abs(b)) / 2))
+        assert set(frames[d].scenario) == set(cases)

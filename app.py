@@ -1,0 +1,18 @@
+"""UpRank — compare rankers for uplift modelling.  Entry point: page config and navigation."""
+
+import streamlit as st
+
+st.set_page_config(page_title="UpRank", page_icon=":material/leaderboard:", layout="wide")
+
+navigation = st.navigation(
+    {
+        "Data": [
+            st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
+        ],
+        "Evaluate": [
+            st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:"),
+            st.Page("pages/definitions.py", title="Definitions", icon=":material/compare:"),
+        ],
+    }
+)
+navigation.run()

@@ -1,0 +1,103 @@
+"""Streamlit-side helpers shared by the pages: cached loaders, the session's dataset,
+score columns, error display and downloads.  Numerical work stays in ``core``."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from core import datasets
+from core.datasets import ABData, DataError
+from core.export import safe_csv_bytes
+
+log = logging.getLogger("uprank")
+
+DEFAULT_DATASET = ("world", ())
+RANDOM_RANKER = "Random ranker (seed 0)"
+
+
+@st.cache_data(show_spinner="Loading dataset…", max_entries=16)
+def load_benchmark(key: str, options: tuple) -> ABData:
+    """A benchmark dataset by registry key; ``options`` is a hashable tuple of items."""
+    return datasets.load_dataset(key, **dict(options))
+
+
+@st.cache_data(show_spinner="Reading the CSV…", max_entries=8)
+def read_uploaded(content: bytes, name: str, mapping: tuple) -> ABData:
+    """Parse an uploaded CSV with a column mapping (hashable tuple of items)."""
+    return datasets.read_ab_csv(content, name=name, **dict(mapping))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def column_codes(content: bytes, column: str) -> list:
+    """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm test)."""
+    frame, _ = datasets.read_frame(content)
+    return datasets.arm_codes(frame[column])
+
+
+def current_data() -> ABData:
+    """The dataset chosen on the Data page (the embedded default world until then)."""
+    if "data" not in st.session_state:
+        st.session_state["data"] = load_benchmark(*DEFAULT_DATASET)
+    return st.session_state["data"]
+
+
+def set_data(data: ABData) -> None:
+    st.session_state["data"] = data
+
+
+def dataset_caption(data: ABData) -> None:
+    st.caption(
+        f"Dataset: **{data.name}** · {data.n:,} rows · {data.n_treated:,} treated / "
+        f"{data.n_control:,} control · response rate {data.y.mean():.2%}"
+    )
+
+
+def score_names(data: ABData) -> list[str]:
+    """Rankers a page can evaluate: scores carried by the data, numeric columns, random."""
+    return [*data.scores, *data.numeric_columns(), RANDOM_RANKER]
+
+
+def score_values(data: ABData, name: str) -> np.ndarray:
+    if name in data.scores:
+        return np.asarray(data.scores[name], dtype=float)
+    if name == RANDOM_RANKER:
+        return np.random.default_rng(0).random(data.n)
+    col = data.X[name].to_numpy(dtype=float, na_value=np.nan)
+    # Missing values rank last: an analyst's score column may have gaps.
+    return np.where(np.isnan(col), -np.inf, col) if np.isnan(col).any() else col
+
+
+@contextmanager
+def guard(what: str = "This step"):
+    """Show bad input as a message and any other failure as a short notice, never a traceback."""
+    try:
+        yield
+    except (DataError, ValueError) as exc:
+        st.error(str(exc), icon=":material/error:")
+    except Exception as exc:  # noqa: BLE001 - the UI must survive anything
+        log.exception("%s failed", what)
+        st.error(f"{what} failed: {type(exc).__name__}: {exc}", icon=":material/error:")
+
+
+def download_row(fig: go.Figure, table, stem: str, key: str) -> None:
+    """CSV of the table and a self-contained interactive HTML of the figure.
+
+    PNG: the camera icon of the chart's toolbar saves the figure as shown (see ``PLOT_CONFIG``).
+    """
+    c1, c2 = st.columns(2)
+    c1.download_button("Download points (CSV)", safe_csv_bytes(table), f"{stem}.csv",
+                       "text/csv", key=f"{key}_csv", icon=":material/download:")
+    c2.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs=True,
+                       full_html=True).encode("utf-8"), f"{stem}.html", "text/html",
+                       key=f"{key}_html", icon=":material/download:")
+
+
+def plot_config(stem: str) -> dict:
+    """Plotly toolbar config: the camera button downloads a 2× PNG named after the view."""
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}}

@@ -1,0 +1,84 @@
+"""Data: pick a benchmark or upload an A/B CSV; validation report, SRM test, balance, preview."""
+
+import streamlit as st
+
+from core import datasets, hygiene
+from pages import common
+
+st.title("Data")
+bench_tab, upload_tab = st.tabs(["Benchmark datasets", "Upload an A/B CSV"])
+
+with bench_tab:
+    key = st.selectbox("Dataset", list(datasets.DATASETS), key="data_key",
+                       format_func=lambda k: datasets.DATASETS[k].label)
+    spec = datasets.DATASETS[key]
+    st.caption(spec.description)
+    cols = st.columns(max(1, len(spec.options)))
+    options = tuple((name, col.selectbox(name.replace("_", " "), values, key=f"data_{key}_{name}"))
+                    for col, (name, values) in zip(cols, spec.options.items()))
+    if st.button("Use this dataset", type="primary", key="data_load"):
+        with common.guard("Loading the dataset"):
+            common.set_data(common.load_benchmark(key, options))
+
+with upload_tab:
+    st.download_button("Download a sample CSV (the uplift world)", key="data_sample",
+                       data=datasets.to_csv_bytes(common.load_benchmark(*common.DEFAULT_DATASET)),
+                       file_name="uprank_sample_ab_test.csv", mime="text/csv")
+    upload = st.file_uploader("A/B test as CSV (comma, semicolon or tab separated)",
+                              type=["csv", "txt", "tsv"], key="data_upload")
+    if upload is not None:
+        with common.guard("Reading the CSV"):
+            content = upload.getvalue()
+            head = datasets.peek_csv(content)
+            guess = datasets.guess_columns(head)
+            columns = list(head.columns)
+            c1, c2 = st.columns(2)
+            treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
+                                     index=columns.index(guess["treatment"]) if guess["treatment"] in columns else 0)
+            outcome = c2.selectbox("Outcome column (binary)", columns, key="data_outcome",
+                                   index=columns.index(guess["outcome"]) if guess["outcome"] in columns else min(1, len(columns) - 1))
+            codes = common.column_codes(content, treatment)
+            mapping = {"treatment": treatment, "outcome": outcome}
+            if len(codes) > 2:
+                st.info(f"'{treatment}' has {len(codes)} arms: choose the treated and control arm "
+                        "(rows of other arms are dropped and counted in the report).")
+                c3, c4 = st.columns(2)
+                mapping["treatment_value"] = c3.selectbox("Treated arm", codes, key="data_tv")
+                mapping["control_value"] = c4.selectbox("Control arm", codes, key="data_cv",
+                                                        index=min(1, len(codes) - 1))
+            st.dataframe(head, height=180, key="data_peek")
+            if st.button("Use this CSV", type="primary", key="data_use_csv"):
+                common.set_data(common.read_uploaded(content, upload.name,
+                                                     tuple(sorted(mapping.items()))))
+
+data = common.current_data()
+st.divider()
+st.subheader(f"Current dataset: {data.name}")
+m = st.columns(5)
+m[0].metric("Rows", f"{data.n:,}")
+m[1].metric("Treated", f"{data.n_treated:,}")
+m[2].metric("Control", f"{data.n_control:,}")
+m[3].metric("Response rate, treated / control",
+            f"{data.y[data.t == 1].mean():.2%} / {data.y[data.t == 0].mean():.2%}")
+m[4].metric("Average effect (ATE)", f"{data.y[data.t == 1].mean() - data.y[data.t == 0].mean():+.2%}")
+if data.description:
+    st.caption(data.description)
+for note in data.warnings:
+    st.warning(note, icon=":material/info:")
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Sample ratio mismatch**")
+    share = st.number_input("Designed treated share", 0.01, 0.99, 0.5, 0.01, key="data_share")
+    with common.guard("The SRM test"):
+        srm = hygiene.srm_test(data.t, expected_treated_share=share)
+        (st.error if srm.attrs["srm"] else st.success)(srm.attrs["verdict"])
+        st.dataframe(srm, key="data_srm")
+with right:
+    st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 flagged)")
+    with common.guard("The balance table"):
+        st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260, key="data_balance")
+
+st.markdown("**Preview**")
+st.dataframe(data.X.head(200).assign(treatment=data.t[:200], outcome=data.y[:200]),
+             key="data_head")

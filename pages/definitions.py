@@ -1,0 +1,49 @@
+"""Definitions: which curve definitions swing with the treatment/control split (paper §4.2)."""
+
+import pandas as pd
+import streamlit as st
+
+from core.curve_tables import compare_scenarios
+from core.datasets import make_paper_simulation
+from core.export import safe_csv_bytes
+from pages import common
+from pages.charts import definitions_grid
+
+SCENARIOS = {"balanced": "|T| = |C|", "more_treated": "|T| = 9|C|", "more_control": "|C| = 9|T|"}
+
+
+@st.cache_data(show_spinner="Simulating the three scenarios…", max_entries=16)
+def simulate(n: int, seed: int, ties: str):
+    cases = {}
+    for scenario, label in SCENARIOS.items():
+        sim = make_paper_simulation(n, scenario=scenario, random_state=seed)
+        cases[label] = (sim.y, sim.t, sim.scores["simulated score"])
+    return compare_scenarios(cases, ties=ties)
+
+
+st.title("Curve definitions under different arm splits")
+st.markdown(
+    "The simulation of Devriendt et al. (2020, §4.2): treated response rate 7 %, control 5 %; "
+    "TR and CNR rows get a uniform score in [0.2, 1.0], TNR and CR in [0.0, 0.8] — the same "
+    "kind of ranking in three worlds that differ **only** in how many rows are treated. "
+    "A definition whose curve and AUUC move between the panels' lines measures the split, "
+    "not the ranking."
+)
+c1, c2, c3 = st.columns(3)
+n = c1.number_input("Rows per scenario", 1_000, 500_000, 20_000, step=1_000, key="defs_n")
+seed = c2.number_input("Random seed", 0, 2**31 - 1, 0, key="defs_seed")
+ties = c3.radio("Tied scores", ["average", "stable"], horizontal=True, key="defs_ties")
+
+with common.guard("The simulation"):
+    frames, table = simulate(int(n), int(seed), ties)
+    fig = definitions_grid(frames)
+    st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_definitions"),
+                    key="defs_chart")
+    st.subheader("AUUC@100 % per scenario")
+    st.caption("swing = (max − min) / mean |AUUC| across the three scenarios. Relative "
+               "definitions stay put; absolute ones scale with the arm sizes (paper Figs. 2–3).")
+    st.dataframe(table.style.format("{:.4f}"), width="stretch", key="defs_table")
+    points = pd.concat(frames, names=["definition"]).reset_index(0)
+    common.download_row(fig, points, "uprank_definitions", key="defs_dl")
+    st.download_button("Download AUUC table (CSV)", safe_csv_bytes(table, index=True),
+                       "uprank_definitions_auuc.csv", "text/csv", key="defs_auuc_csv")
