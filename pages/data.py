@@ -54,13 +54,14 @@ with upload_tab:
 data = common.current_data()
 st.divider()
 st.subheader(f"Current dataset: {data.name}")
-m = st.columns(5)
+rate_t, rate_c = data.y[data.t == 1].mean(), data.y[data.t == 0].mean()
+m = st.columns(6)
 m[0].metric("Rows", f"{data.n:,}")
 m[1].metric("Treated", f"{data.n_treated:,}")
 m[2].metric("Control", f"{data.n_control:,}")
-m[3].metric("Response rate, treated / control",
-            f"{data.y[data.t == 1].mean():.2%} / {data.y[data.t == 0].mean():.2%}")
-m[4].metric("Average effect (ATE)", f"{data.y[data.t == 1].mean() - data.y[data.t == 0].mean():+.2%}")
+m[3].metric("Response, treated", f"{rate_t:.2%}")
+m[4].metric("Response, control", f"{rate_c:.2%}")
+m[5].metric("Average effect (ATE)", f"{rate_t - rate_c:+.2%}")
 if data.description:
     st.caption(data.description)
 for note in data.warnings:
