@@ -32,6 +32,12 @@ def read_uploaded(content: bytes, name: str, mapping: tuple) -> ABData:
     return datasets.read_ab_csv(content, name=name, **dict(mapping))
 
 
+@st.cache_data(show_spinner=False)
+def sample_csv() -> bytes:
+    """The embedded uplift world as a CSV, for trying the upload."""
+    return datasets.to_csv_bytes(load_benchmark(*DEFAULT_DATASET))
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def column_codes(content: bytes, column: str) -> list:
     """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm test)."""

@@ -22,7 +22,7 @@ with bench_tab:
 
 with upload_tab:
     st.download_button("Download a sample CSV (the uplift world)", key="data_sample",
-                       data=datasets.to_csv_bytes(common.load_benchmark(*common.DEFAULT_DATASET)),
+                       data=common.sample_csv(),
                        file_name="uprank_sample_ab_test.csv", mime="text/csv")
     upload = st.file_uploader("A/B test as CSV (comma, semicolon or tab separated)",
                               type=["csv", "txt", "tsv"], key="data_upload")

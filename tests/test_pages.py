@@ -102,3 +102,21 @@ def test_definitions_page_renders_three_scenarios():
 @pytest.mark.parametrize("page", ["pages/data.py", "pages/curves.py", "pages/definitions.py"])
 def test_every_page_renders(page):
     run_page(page)
+
+
+def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
+    n = 300
+    arms = rng.choice(["Womens E-Mail", "Mens E-Mail", "No E-Mail"], n)
+    y = rng.integers(0, 2, n)
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, y, rng.integers(0, 9, n)))
+    content = ("segment,visit,recency\n" + body + "\n").encode()
+    at = run_page()
+    at.file_uploader(key="data_upload").set_value(("three.csv", content, "text/csv")).run()
+    assert set(at.selectbox(key="data_tv").options) == {"Womens E-Mail", "Mens E-Mail", "No E-Mail"}
+    at.selectbox(key="data_tv").set_value("Womens E-Mail")
+    at.selectbox(key="data_cv").set_value("No E-Mail").run()
+    at.button(key="data_use_csv").click().run()
+    assert not at.exception
+    kept = int(((arms == "Womens E-Mail") | (arms == "No E-Mail")).sum())
+    assert at.metric[0].value == f"{kept:,}"
+    assert str(n - kept) in texts(at.warning)
