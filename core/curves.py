@@ -167,17 +167,31 @@ class UpliftCurves:
         check_choice(ties, "ties", TIES)
         if not isinstance(points, (int, np.integer)) or points < 1:
             raise ValueError(f"points must be a positive integer; got {points!r}.")
-        self.ties = ties
-        self.points = int(points)
-        self.n = int(y.shape[0])
-        self.n_t = int(t.sum())
-        self.n_c = self.n - self.n_t
-        self.n_responders = int(y.sum())
-
         order, neg_sorted = ranking_order(score, ties)
-        code = (t << 1 | y)[order]  # 3 = TR, 2 = TNR, 1 = CR, 0 = CNR, in rank order
+        self._accumulate((t << 1 | y)[order], neg_sorted, ties, int(points))
+
+    @classmethod
+    def from_sorted(cls, code_sorted: np.ndarray, neg_sorted: np.ndarray, *,
+                    ties: str = "average", points: int = SEPARATE_POINTS) -> UpliftCurves:
+        """Curves of rows that are *already* in ranking order (no validation, no sort).
+
+        ``code_sorted`` holds ``2·t + y`` per row in rank order (3 = TR, 2 = TNR, 1 = CR,
+        0 = CNR) and ``neg_sorted`` the negated scores (ascending).  Used by the bootstrap,
+        whose resamples of a ranked list are still ranked (``np.repeat`` of the order).
+        """
+        self = cls.__new__(cls)
+        self._accumulate(code_sorted, neg_sorted, ties, points)
+        return self
+
+    def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int):
+        self.ties = ties
+        self.points = points
+        self.n = int(code.shape[0])
         t_sorted = code >= 2
         y_sorted = (code & 1).astype(bool)
+        self.n_t = int(np.count_nonzero(t_sorted))
+        self.n_c = self.n - self.n_t
+        self.n_responders = int(np.count_nonzero(y_sorted))
         # Joint ranking: cumulative N^T, R^T and R (all responders); N^C = k - N^T and
         # R^C = R - R^T, so three accumulations give the four counts for k = 0..n.
         runs = tie_runs(neg_sorted, ties)

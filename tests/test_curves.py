@@ -270,3 +270,14 @@ def test_bad_options_raise_clear_errors():
         auuc(*args, definition="uplift_joint_rel", cutoff=1.5)
     with pytest.raises(ValueError, match="ties must be one of 'average', 'stable'; got 'random'"):
         auuc(*args, definition="uplift_joint_rel", ties="random")
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_from_sorted_equals_constructor(ties, rng):
+    y, t, s = random_case(rng, 90, n_levels=7)
+    ref = UpliftCurves(y, t, s, ties=ties)
+    order = np.argsort(-s, kind="stable")
+    got = UpliftCurves.from_sorted((2 * t + y)[order].astype(np.int8), -s[order], ties=ties)
+    for name in DEFINITIONS:
+        np.testing.assert_allclose(got.curve(name)[1], ref.curve(name)[1])
+        assert got.auuc(name, cutoff=0.3) == pytest.approx(ref.auuc(name, cutoff=0.3))
