@@ -20,6 +20,8 @@ __all__ = [
     "check_cutoff",
     "check_fraction",
     "check_group_ids",
+    "check_level",
+    "check_positive_int",
     "check_scores",
     "check_uplift_inputs",
 ]
@@ -58,6 +60,28 @@ def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
     if not (np.isfinite(v) and low_ok and v <= 1):
         interval = "[0, 1]" if allow_zero else "(0, 1]"
         raise ValueError(f"{name} must be a number in {interval}; got {value!r}.")
+    return v
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """Return ``value`` as an ``int`` >= 1 (a count: replicates, bins, grid points), else raise.
+
+    Booleans and floats (even ``5.0``) are refused, as in :func:`check_cutoff`.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def check_level(value: Any, name: str = "level") -> float:
+    """Return a confidence level as a float strictly between 0 and 1 (e.g. 0.95), else raise."""
+    message = f"{name} must be a number strictly between 0 and 1; got {value!r}."
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
+    if isinstance(value, (bool, np.bool_)) or not (0 < v < 1):
+        raise ValueError(message)
     return v
 
 

@@ -200,12 +200,8 @@ class UpliftCurves:
         self._rt = cumulative(code == 3, runs)
         self._nc = k - self._nt
         self._rc = cumulative(y_sorted, runs) - self._rt
-        # Separate rankings: the treated rows, taken in joint order, are already ranked by
-        # score (ties in row order for "stable") — no second sort.  Only the curve's grid
-        # points are ever read, so ties are resolved lazily there (cumulative_at).
-        self._sep = {}
-        for arm, mask in (("t", t_sorted), ("c", ~t_sorted)):
-            self._sep[arm] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
+        self._sorted = (t_sorted, y_sorted, neg_sorted)  # for the separate rankings, lazily
+        self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -250,6 +246,14 @@ class UpliftCurves:
 
     def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
         """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k``."""
+        if not self._sep:
+            # The treated rows, taken in joint order, are already ranked by score (ties in
+            # row order for "stable") — no second sort.  Only the curve's grid points are
+            # ever read, so ties are resolved there (cumulative_at).  Built on first use:
+            # joint-only callers (the bootstrap) never pay for it.
+            t_sorted, y_sorted, neg_sorted = self._sorted
+            for name, mask in (("t", t_sorted), ("c", ~t_sorted)):
+                self._sep[name] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
         cum, neg_sorted = self._sep[arm]
         return cumulative_at(cum, neg_sorted, k, self.ties)
 
