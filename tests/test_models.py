@@ -1,0 +1,503 @@
+"""Tests for core.models: uplift learners, LambdaMART rankers, the linear AUC baseline.
+
+Reference values are the SPEC §3 label table, hand formulas on constant features (where
+every model must predict the arms' observed response-rate difference) and the known effect
+τ(x) of ``make_uplift_world`` — never outputs of the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+import core.objectives
+from core.curves import auuc, random_auuc
+from core.metrics import auc, mauc
+from core.models import (
+    MODELS,
+    RANKERS,
+    DummyTreatment,
+    FlippedLabel,
+    LambdaMARTRanker,
+    LambdaMARTUplift,
+    LinearPairwiseAUC,
+    TrainingCancelled,
+    TwoModel,
+    UpliftRandomForest,
+    load_model,
+    make_model,
+    model_from_dict,
+)
+from core.synthetic import make_uplift_world
+
+# Small, regularised trees: 60 rounds at 0.05 find the world's effect reliably in < 1 s.
+LGB = dict(n_estimators=60, learning_rate=0.05, num_leaves=4, min_child_samples=100,
+           num_threads=1, random_state=0)
+FACTORIES = {
+    "flipped": lambda: FlippedLabel(**LGB),
+    "two_model": lambda: TwoModel(**LGB),
+    "dummy": lambda: DummyTreatment(**LGB),
+    "forest_ed": lambda: UpliftRandomForest(n_estimators=40, random_state=0),
+    "forest_kl": lambda: UpliftRandomForest(n_estimators=40, criterion="kl", random_state=0),
+    "lambdamart_pcg_separate_abs1": lambda: LambdaMARTUplift(**LGB),
+    "lambdamart_pcg_joint_rel": lambda: LambdaMARTUplift(query="joint", labels="rel", **LGB),
+}
+
+
+@pytest.fixture(scope="module")
+def train():
+    return make_uplift_world(6_000, random_state=1)
+
+
+@pytest.fixture(scope="module")
+def test_data():
+    return make_uplift_world(20_000, random_state=99)
+
+
+@pytest.fixture(scope="module")
+def fitted(train):
+    return {name: make().fit(train.X, train.y, train.t) for name, make in FACTORIES.items()}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return make_uplift_world(1_500, random_state=5)
+
+
+# --------------------------------------------------------------------------- learning
+@pytest.mark.parametrize("name", FACTORIES)
+def test_model_beats_random_on_the_uplift_world(name, fitted, test_data):
+    score = fitted[name].predict(test_data.X)
+    assert score.shape == (test_data.n,) and np.isfinite(score).all()
+    assert np.corrcoef(score, test_data.tau)[0, 1] > 0.2
+    model_auuc = auuc(test_data.y, test_data.t, score, definition="uplift_sep_rel")
+    base = random_auuc(test_data.y, test_data.t, definition="uplift_sep_rel")
+    assert model_auuc > base + 0.002
+
+
+@pytest.mark.parametrize("metric", ["pcg", "pcg_cutoff", "dcg", "ndcg", "map"])
+@pytest.mark.parametrize("query", ["separate", "joint"])
+def test_every_uplift_metric_and_query_fits(metric, query, small):
+    labels = "abs1" if metric in ("map", "ndcg") else "abs2"  # see LambdaMARTUplift notes
+    k = 200 if metric == "pcg_cutoff" else None
+    model = LambdaMARTUplift(metric, query=query, labels=labels, k=k, n_estimators=5,
+                             learning_rate=0.1, num_threads=1, random_state=0)
+    score = model.fit(small.X, small.y, small.t).predict(small.X)
+    assert np.isfinite(score).all() and np.ptp(score) > 0
+
+
+def test_models_accept_numpy_and_missing_values(small):
+    X = small.X.copy()
+    X.loc[::7, "history"] = np.nan
+    X.loc[::11, "channel"] = np.nan
+    for make in FACTORIES.values():
+        model = clone(make()).set_params(n_estimators=5)
+        assert np.isfinite(model.fit(X, small.y, small.t).predict(X)).all()
+    numeric = small.X[["recency", "history", "age", "opens_90d"]].to_numpy()
+    for make in FACTORIES.values():
+        model = clone(make()).set_params(n_estimators=5)
+        assert np.isfinite(model.fit(numeric, small.y, small.t).predict(numeric)).all()
+
+
+def test_same_random_state_same_predictions(small):
+    for make in (FACTORIES["forest_ed"], lambda: TwoModel(**{**LGB, "subsample": 0.7})):
+        a = clone(make()).set_params(n_estimators=10).fit(small.X, small.y, small.t)
+        b = clone(make()).set_params(n_estimators=10).fit(small.X, small.y, small.t)
+        np.testing.assert_array_equal(a.predict(small.X), b.predict(small.X))
+
+
+# --------------------------------------------------------------------------- hand formulas
+def _constant_feature_data(n_t=300, n_c=900, r_t=60, r_c=90):
+    t = np.r_[np.ones(n_t, int), np.zeros(n_c, int)]
+    y = np.r_[np.arange(n_t) < r_t, np.arange(n_c) < r_c].astype(int)
+    return pd.DataFrame({"x": np.ones(n_t + n_c)}), y, t, r_t / n_t - r_c / n_c
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FlippedLabel(n_estimators=5, num_threads=1),
+    lambda: TwoModel(n_estimators=5, num_threads=1),
+    lambda: UpliftRandomForest(n_estimators=3, bootstrap=False, random_state=0),
+])
+def test_constant_feature_predicts_the_observed_effect(make):
+    # Nothing to split on: each model must return r_T/|T| − r_C/|C| = 0.2 − 0.1 for every
+    # row; FlippedLabel only because its arms are weighted n/(2·n_arm) (|T| ≠ |C| here).
+    X, y, t, effect = _constant_feature_data()
+    np.testing.assert_allclose(make().fit(X, y, t).predict(X), effect, atol=1e-6)
+
+
+def test_unbalanced_flipped_label_without_weights_is_lai_original():
+    X, y, t, _ = _constant_feature_data()
+    z_share = ((y == t).sum()) / y.size  # unweighted P(Z = 1) = (60 + 810) / 1200
+    score = FlippedLabel(balance_arms=False, n_estimators=5, num_threads=1).fit(X, y, t)
+    np.testing.assert_allclose(score.predict(X), 2 * z_share - 1, atol=1e-6)
+
+
+def test_forest_groups_categories_by_uplift():
+    # Levels A and C have a +30-point effect, B none: one split must send {A, C} one way.
+    rng = np.random.default_rng(0)
+    n = 6_000
+    level = rng.choice(np.array(["A", "B", "C"]), n)
+    t = rng.integers(0, 2, n)
+    p = np.where((level != "B") & (t == 1), 0.5, 0.2)
+    y = (rng.random(n) < p).astype(int)
+    X = pd.DataFrame({"level": pd.Categorical(level), "noise": rng.random(n)})
+    model = UpliftRandomForest(n_estimators=1, max_depth=1, bootstrap=False,
+                               max_features=None, random_state=0).fit(X, y, t)
+    probe = pd.DataFrame({"level": pd.Categorical(["A", "B", "C"]), "noise": [0.5] * 3})
+    a, b, c = model.predict(probe)
+    assert a == c and a > b + 0.2
+
+
+def test_forest_learns_from_missingness():
+    rng = np.random.default_rng(1)
+    n = 6_000
+    missing = rng.random(n) < 0.5
+    x = np.where(missing, np.nan, rng.random(n))
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < np.where(missing & (t == 1), 0.5, 0.2)).astype(int)
+    model = UpliftRandomForest(n_estimators=1, max_depth=1, bootstrap=False,
+                               random_state=0).fit(pd.DataFrame({"x": x}), y, t)
+    score = model.predict(pd.DataFrame({"x": [np.nan, 0.5]}))
+    assert score[0] > score[1] + 0.2
+
+
+def test_dummy_treatment_interacts_numeric_columns_only(fitted, train):
+    cats = {"channel", "zip_type"}
+    assert fitted["dummy"].interaction_columns_ == [c for c in train.X.columns if c not in cats]
+
+
+# --------------------------------------------------------------------------- queries, labels
+def _record_objective(monkeypatch):
+    seen = []
+    real = core.objectives.lightgbm_objective
+
+    def recording(*args, **kwargs):
+        objective = real(*args, **kwargs)
+
+        def wrapped(preds, train_data):
+            seen.append((np.asarray(train_data.get_group()), train_data.get_label().copy()))
+            return objective(preds, train_data)
+        return wrapped
+
+    monkeypatch.setattr(core.objectives, "lightgbm_objective", recording)
+    return seen
+
+
+def test_separate_query_builds_two_contiguous_queries(monkeypatch, small):
+    seen = _record_objective(monkeypatch)
+    model = LambdaMARTUplift(query="separate", labels="abs1", n_estimators=3,
+                             num_threads=1).fit(small.X, small.y, small.t)
+    n_t, n_c = int(small.t.sum()), int((small.t == 0).sum())
+    assert model.group_sizes_.tolist() == [n_t, n_c]
+    assert len(seen) == 3
+    group, label = seen[0]
+    assert group.tolist() == [n_t, n_c]
+    # Abs1: treated block holds TR = 1 / TNR = 0, control block CR = 0 / CNR = 1.
+    treated_y, control_y = small.y[small.t == 1], small.y[small.t == 0]
+    np.testing.assert_array_equal(label[:n_t], treated_y)
+    np.testing.assert_array_equal(label[n_t:], 1 - control_y)
+
+
+def test_joint_query_is_one_query(monkeypatch, small):
+    seen = _record_objective(monkeypatch)
+    model = LambdaMARTUplift(query="joint", n_estimators=2, num_threads=1)
+    model.fit(small.X, small.y, small.t)
+    assert model.group_sizes_.tolist() == [small.n]
+    assert seen[0][0].tolist() == [small.n]
+
+
+@pytest.mark.parametrize("labels", ["abs1", "abs2", "abs3", "rel"])
+def test_label_sets_follow_the_spec_table(labels, small):
+    n_t, n_c = small.n_treated, small.n_control
+    table = {  # SPEC §3: (TR, TNR, CR, CNR)
+        "abs1": (1, 0, 0, 1), "abs2": (1, 0, -1, 0), "abs3": (3, 1, 0, 2),
+        "rel": (1 / n_t, 0, -1 / n_c, 0),
+    }[labels]
+    model = LambdaMARTUplift(labels=labels, n_estimators=2, num_threads=1)
+    rel = model.fit(small.X, small.y, small.t).train_relevance_
+    y, t = small.y, small.t
+    for value, mask in zip(table, [(t == 1) & (y == 1), (t == 1) & (y == 0),
+                                   (t == 0) & (y == 1), (t == 0) & (y == 0)]):
+        np.testing.assert_allclose(rel[mask], value)
+
+
+# --------------------------------------------------------------------------- progress
+@pytest.mark.parametrize("make,total", [
+    (lambda: FlippedLabel(n_estimators=7, num_threads=1), 7),
+    (lambda: TwoModel(n_estimators=7, num_threads=1), 14),
+    (lambda: DummyTreatment(n_estimators=7, num_threads=1), 7),
+    (lambda: UpliftRandomForest(n_estimators=7, random_state=0), 7),
+    (lambda: LambdaMARTUplift(n_estimators=7, num_threads=1), 7),
+])
+def test_callback_once_per_round(make, total, small):
+    calls = []
+    make().fit(small.X, small.y, small.t, callback=lambda r, n, metric=None: calls.append((r, n)))
+    assert calls == [(r, total) for r in range(1, total + 1)]
+
+
+def test_ranker_callbacks_once_per_round():
+    X, rel, qid = _ranking_data(10, 30, seed=0, classes=4)
+    calls = []
+    LambdaMARTRanker(n_estimators=4, num_threads=1).fit(
+        X, rel, qid, callback=lambda r, n: calls.append((r, n)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    calls.clear()
+    LinearPairwiseAUC(random_state=0).fit(X, rel, qid, callback=lambda r, n: calls.append(r))
+    assert calls == [1, 2, 3]  # one binary model per relevance class 1, 2, 3
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FlippedLabel(n_estimators=20, num_threads=1),
+    lambda: TwoModel(n_estimators=20, num_threads=1),
+    lambda: DummyTreatment(n_estimators=20, num_threads=1),
+    lambda: UpliftRandomForest(n_estimators=20, random_state=0),
+    lambda: LambdaMARTUplift(n_estimators=20, num_threads=1),
+])
+def test_callback_can_cancel_training(make, small):
+    model = make().fit(small.X, small.y, small.t)  # a previous fit is forgotten too
+    calls = []
+
+    def cancel(r, n, metric=None):
+        calls.append(r)
+        if r == 3:
+            raise TrainingCancelled("stop")
+
+    with pytest.raises(TrainingCancelled, match="stop"):
+        model.fit(small.X, small.y, small.t, callback=cancel)
+    assert calls == [1, 2, 3]
+    with pytest.raises(NotFittedError):
+        model.predict(small.X)
+
+
+def test_ranker_cancel_leaves_it_unfitted():
+    X, rel, qid = _ranking_data(10, 30, seed=0)
+
+    def cancel(r, n):
+        raise TrainingCancelled
+
+    for model in (LambdaMARTRanker(n_estimators=5, num_threads=1), LinearPairwiseAUC()):
+        with pytest.raises(TrainingCancelled):
+            model.fit(X, rel, qid, callback=cancel)
+        with pytest.raises(NotFittedError):
+            model.predict(X)
+
+
+# --------------------------------------------------------------------------- persistence
+@pytest.mark.parametrize("name", FACTORIES)
+def test_save_load_round_trip(name, fitted, test_data, tmp_path):
+    model = fitted[name]
+    path = model.save_model(tmp_path / f"{name}.json")
+    json.loads(path.read_text(encoding="utf-8"))  # plain JSON, nothing pickled
+    loaded = load_model(path)
+    assert type(loaded) is type(model)
+    assert loaded.get_params() == model.get_params()
+    X = test_data.X.iloc[:3_000]
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    again = model_from_dict(json.loads(json.dumps(loaded.model_to_dict())))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+def test_lightgbm_models_store_text_boosters(fitted):
+    state = fitted["two_model"].model_to_dict()["state"]
+    assert set(state["boosters"]) == {"booster_t_", "booster_c_"}
+    assert state["boosters"]["booster_t_"].startswith("tree\n")
+
+
+def test_rankers_round_trip(tmp_path):
+    X, rel, qid = _ranking_data(10, 30, seed=0, classes=4)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    frame["kind"] = pd.Categorical(np.resize(["u", "v", None], len(frame)))
+    for model in (LambdaMARTRanker("mauc", n_estimators=5, num_threads=1),
+                  LinearPairwiseAUC(random_state=0)):
+        model.fit(frame, rel, qid)
+        loaded = load_model(model.save_model(tmp_path / "r.json"))
+        np.testing.assert_array_equal(loaded.predict(frame), model.predict(frame))
+
+
+def test_load_model_refuses_foreign_json(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"hello": 1}', encoding="utf-8")
+    with pytest.raises(ValueError, match="written by model_to_dict"):
+        load_model(path)
+    path.write_text("not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a saved UpRank model"):
+        load_model(path)
+
+
+# --------------------------------------------------------------------------- sklearn API
+def test_get_set_params_and_clone(small):
+    extra = {"max_bin": 63}
+    model = LambdaMARTUplift("dcg", query="joint", labels="abs3", k=50, n_estimators=4,
+                             num_leaves=7, lgb_params=extra, num_threads=1)
+    params = model.get_params()
+    assert params["metric"] == "dcg" and params["query"] == "joint" and params["k"] == 50
+    assert params["lgb_params"] is extra and params["num_leaves"] == 7
+    copy = clone(model)
+    assert copy.get_params()["labels"] == "abs3" and copy is not model
+    copy.set_params(labels="rel", n_estimators=3)
+    assert copy.labels == "rel" and model.labels == "abs3"
+    model.fit(small.X, small.y, small.t)
+    with pytest.raises(NotFittedError):
+        clone(model).predict(small.X)
+    for cls in (*MODELS.values(), *RANKERS.values()):
+        assert clone(cls()).get_params() == cls().get_params()
+
+
+def test_registry_and_make_model():
+    assert set(MODELS.values()) == {LambdaMARTUplift, FlippedLabel, TwoModel, DummyTreatment,
+                                    UpliftRandomForest}
+    assert set(RANKERS.values()) == {LambdaMARTRanker, LinearPairwiseAUC}
+    label = next(k for k, v in MODELS.items() if v is TwoModel)
+    assert isinstance(make_model(label, n_estimators=3), TwoModel)
+    model = make_model("UpliftRandomForest", criterion="kl")
+    assert isinstance(model, UpliftRandomForest) and model.criterion == "kl"
+    with pytest.raises(ValueError, match="name must be one of"):
+        make_model("XGBoost")
+    with pytest.raises(ValueError, match="TwoModel parameters must be among .*; got depth"):
+        make_model("TwoModel", depth=3)
+
+
+# --------------------------------------------------------------------------- rankers
+def _ranking_data(n_queries, size, *, seed, classes=2):
+    """Queries of ``size`` rows; relevance grows with a linear signal plus noise."""
+    rng = np.random.default_rng(seed)
+    n = n_queries * size
+    X = rng.normal(size=(n, 5))
+    signal = X @ np.array([1.0, -0.7, 0.5, 0.0, 0.0]) + rng.normal(0.0, 1.0, n)
+    cuts = [0.8] if classes == 2 else [0.0, 1.0, 2.0]
+    rel = np.digitize(signal, cuts).astype(np.float64)
+    return X, rel, np.repeat(np.arange(n_queries), size)
+
+
+@pytest.mark.parametrize("model", [
+    LambdaMARTRanker("auc", n_estimators=40, learning_rate=0.1, num_threads=1, random_state=0),
+    LinearPairwiseAUC(random_state=0),
+    LinearPairwiseAUC(loss="logistic", random_state=0),
+])
+def test_rankers_beat_random_auc(model):
+    X, rel, qid = _ranking_data(40, 60, seed=0)
+    Xt, relt, qt = _ranking_data(40, 60, seed=1)
+    assert auc(relt, model.fit(X, rel, qid).predict(Xt), group=qt) > 0.75  # random: 0.5
+
+
+@pytest.mark.parametrize("model", [
+    LambdaMARTRanker("mauc", n_estimators=40, learning_rate=0.1, num_threads=1, random_state=0),
+    LinearPairwiseAUC(multiclass="sum", random_state=0),
+    LinearPairwiseAUC(multiclass="pairwise", random_state=0),
+])
+def test_rankers_beat_random_mauc(model):
+    X, rel, qid = _ranking_data(40, 60, seed=0, classes=4)
+    Xt, relt, qt = _ranking_data(40, 60, seed=1, classes=4)
+    assert mauc(relt, model.fit(X, rel, qid).predict(Xt), group=qt) > 0.65  # random: 0.5
+
+
+def test_linear_sum_model_has_one_model_per_positive_class():
+    X, rel, qid = _ranking_data(10, 30, seed=0, classes=4)
+    model = LinearPairwiseAUC(random_state=0).fit(X, rel, qid)
+    assert model.classes_.tolist() == [1.0, 2.0, 3.0] and model.coef_.shape == (3, 5)
+    z = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised as at fit
+    w = 1 * model.coef_[0] + 2 * model.coef_[1] + 3 * model.coef_[2]  # score = Σ_c c·f_c(x)
+    np.testing.assert_allclose(model.predict(X[:4]), z[:4] @ w, rtol=1e-10)
+
+
+def test_ranker_group_as_sizes_or_ids():
+    X, rel, qid = _ranking_data(12, 25, seed=3)
+    by_ids = LambdaMARTRanker(n_estimators=5, num_threads=1).fit(X, rel, qid)
+    by_sizes = LambdaMARTRanker(n_estimators=5, num_threads=1).fit(X, rel, [25] * 12)
+    assert by_ids.group_sizes_.tolist() == by_sizes.group_sizes_.tolist() == [25] * 12
+    np.testing.assert_array_equal(by_ids.predict(X), by_sizes.predict(X))
+    # Shuffled rows with string ids: grouped by id, same queries.
+    perm = np.random.default_rng(0).permutation(len(rel))
+    ids = np.array([f"q{q:02d}" for q in qid])[perm]
+    shuffled = LambdaMARTRanker(n_estimators=5, num_threads=1).fit(X[perm], rel[perm], ids)
+    assert shuffled.group_sizes_.tolist() == [25] * 12
+
+
+# --------------------------------------------------------------------------- bad arguments
+def test_bad_uplift_arguments(small):
+    X, y, t = small.X, small.y, small.t
+    with pytest.raises(ValueError, match="metric must be one of 'pcg'.*got 'auc'"):
+        LambdaMARTUplift("auc").fit(X, y, t)
+    with pytest.raises(ValueError, match="labels must be one of 'abs1'.*got 'abs4'"):
+        LambdaMARTUplift(labels="abs4").fit(X, y, t)
+    with pytest.raises(ValueError, match="query must be one of 'separate', 'joint'; got 'both'"):
+        LambdaMARTUplift(query="both").fit(X, y, t)
+    for k in (0, -3, 1.5):
+        with pytest.raises(ValueError, match=r"k must be None, a positive int .*got"):
+            LambdaMARTUplift(k=k).fit(X, y, t)
+    with pytest.raises(ValueError, match="k applies only to metrics .*'map'"):
+        LambdaMARTUplift("map", k=10).fit(X, y, t)
+    with pytest.raises(ValueError, match="fit needs treated and control rows; got no control"):
+        TwoModel().fit(X, y, np.ones(len(y)))
+    with pytest.raises(ValueError, match="fit needs treated and control rows; got no treated"):
+        UpliftRandomForest().fit(X, y, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="y has no responders"):
+        FlippedLabel().fit(X, np.zeros(len(y)), t)
+    with pytest.raises(ValueError, match=r"y must have one value per row of X \(1500\); got 1499"):
+        DummyTreatment().fit(X, y[:-1], t)
+    with pytest.raises(ValueError, match="treatment must have one value per row of X"):
+        LambdaMARTUplift().fit(X, y, t[:10])
+    with pytest.raises(ValueError, match="treatment must hold only 0 and 1"):
+        TwoModel().fit(X, y, t * 2)
+    with pytest.raises(ValueError, match="n_estimators must be a positive integer; got 0"):
+        TwoModel(n_estimators=0).fit(X, y, t)
+    with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+        FlippedLabel(learning_rate=-1).fit(X, y, t)
+    with pytest.raises(ValueError, match=r"lgb_params must not set \['objective'\]"):
+        TwoModel(lgb_params={"objective": "regression"}).fit(X, y, t)
+    with pytest.raises(ValueError, match="criterion must be one of 'ed', 'kl'; got 'gini'"):
+        UpliftRandomForest(criterion="gini").fit(X, y, t)
+    with pytest.raises(ValueError, match="max_features must be 'sqrt'"):
+        UpliftRandomForest(max_features=0).fit(X, y, t)
+    with pytest.raises(ValueError, match="callback must be None or callable"):
+        TwoModel().fit(X, y, t, callback="print")
+    text = X.assign(channel=X["channel"].astype(str).astype(object))
+    with pytest.raises(ValueError, match="X column 'channel' must be numeric or a pandas "
+                                         "category column"):
+        TwoModel().fit(text, y, t)
+
+
+@pytest.mark.parametrize("make", list(FACTORIES.values()))
+def test_predict_before_fit_and_with_wrong_columns(make, small):
+    model = make()
+    with pytest.raises(NotFittedError):
+        model.predict(small.X)
+    model = clone(model).set_params(n_estimators=2).fit(small.X, small.y, small.t)
+    with pytest.raises(ValueError, match=r"X is missing the training column\(s\) \['age'\]"):
+        model.predict(small.X.drop(columns="age"))
+    with pytest.raises(ValueError, match="X must be a pandas DataFrame: the model was fitted "
+                                         "with categorical columns"):
+        model.predict(small.X[["recency", "age"]].to_numpy())
+
+
+def test_bad_ranker_arguments():
+    X, rel, qid = _ranking_data(5, 20, seed=0)
+    with pytest.raises(ValueError, match="metric must be one of 'auc'.*got 'pcg'"):
+        LambdaMARTRanker("pcg").fit(X, rel, qid)
+    with pytest.raises(ValueError, match=r"group sizes must sum to the number of rows \(100\)"):
+        LambdaMARTRanker().fit(X, rel, [20, 20])
+    with pytest.raises(ValueError, match="group must be query sizes"):
+        LambdaMARTRanker().fit(X, rel, [20, -20, 100])
+    with pytest.raises(ValueError, match="relevance must have length 100; got length 99"):
+        LinearPairwiseAUC().fit(X, rel[:-1], qid)
+    with pytest.raises(ValueError, match="relevance must contain positive values"):
+        LinearPairwiseAUC().fit(X, np.zeros(100), qid)
+    with pytest.raises(ValueError, match="multiclass must be one of 'sum', 'pairwise'"):
+        LinearPairwiseAUC(multiclass="ovr").fit(X, rel, qid)
+    with pytest.raises(ValueError, match="relevance must hold at least two distinct values"):
+        LambdaMARTRanker().fit(X, np.ones(100), qid)
+
+
+# --------------------------------------------------------------------------- speed
+@pytest.mark.slow
+def test_forest_10k_rows_100_trees_is_fast():
+    data = make_uplift_world(10_000, random_state=2)
+    start = time.perf_counter()
+    UpliftRandomForest(n_estimators=100, random_state=0).fit(data.X, data.y, data.t)
+    assert time.perf_counter() - start < 20.0

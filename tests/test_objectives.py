@@ -1,0 +1,442 @@
+"""Tests for core.objectives: λ-gradients against a brute-force swap-and-recompute reference.
+
+The reference below never uses the engine's ΔM formulas: for every pair it swaps the two rows'
+positions in the ranking and recomputes the metric from scratch (counting pairs for AUC and
+MAUC, recomputing AP for MAP).
+"""
+
+from __future__ import annotations
+
+import math
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from core.objectives import (
+    EXACT_MAX_ROWS,
+    METRICS,
+    lambda_gradients,
+    lightgbm_objective,
+)
+
+K_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
+
+
+# --------------------------------------------------------------------------------------------
+# brute-force reference (pure Python)
+# --------------------------------------------------------------------------------------------
+def _metric_value(metric, ranked, k):
+    """Metric of a ranked list of relevance values (position 1 first); None = undefined."""
+    n = len(ranked)
+    if metric == "pcg":
+        return sum(ranked[i] * (n - i) for i in range(min(k, n)))
+    if metric == "pcg_cutoff":
+        return sum(ranked[i] * max(k - i, 0) for i in range(n))
+    if metric in ("dcg", "dcg_exp", "ndcg", "ndcg_exp"):
+        gains = [2.0**v - 1.0 if metric.endswith("exp") else v for v in ranked]
+        dcg = sum(gains[i] / math.log2(i + 2) for i in range(min(k, n)))
+        if metric.startswith("n"):
+            ideal = sorted(gains, reverse=True)
+            idcg = sum(ideal[i] / math.log2(i + 2) for i in range(min(k, n)))
+            return None if idcg <= 0 else dcg / idcg
+        return dcg
+    if metric == "map":
+        relevant = sum(v > 0 for v in ranked)
+        hits, total = 0, 0.0
+        for i, v in enumerate(ranked):
+            if v > 0:
+                hits += 1
+                total += hits / (i + 1)
+        return total / relevant if relevant else 0.0
+    if metric == "auc":
+        lab = [v > 0 for v in ranked]
+        m = sum(lab)
+        if m in (0, n):
+            return 0.0
+        correct = sum(lab[a] and not lab[b] for a in range(n) for b in range(a + 1, n))
+        return correct / (m * (n - m))
+    if metric == "mauc":
+        # core.metrics.mauc: classes are the grades > 0, weighted by their share of relevant rows
+        relevant = sum(v > 0 for v in ranked)
+        total = 0.0
+        for c in {v for v in ranked if v > 0}:
+            m_c = sum(v == c for v in ranked)
+            if m_c == n:
+                continue
+            above = sum(ranked[a] == c and ranked[b] != c
+                        for a in range(n) for b in range(a + 1, n))
+            total += (m_c / relevant) * above / (m_c * (n - m_c))
+        return total
+    raise AssertionError(metric)
+
+
+def _cutoff(k, size):
+    if k is None:
+        return size
+    if isinstance(k, int):
+        return min(k, size)
+    return max(1, min(size, math.floor(k * size + 0.5)))
+
+
+def brute_force(scores, rel, sizes, metric, k=None, sigma=1.0):
+    """λ-gradients by swapping every pair and recomputing the metric (O(n⁴) per query)."""
+    scores, rel = list(map(float, scores)), list(map(float, rel))
+    grad, hess = [0.0] * len(scores), [0.0] * len(scores)
+    start = 0
+    for size in sizes:
+        rows = list(range(start, start + size))
+        start += size
+        kq = _cutoff(k, size)
+        ranking = sorted(rows, key=lambda i: -scores[i])  # stable: ties keep row order
+        base = _metric_value(metric, [rel[i] for i in ranking], kq)
+        if base is None:
+            continue
+        for i in rows:
+            for j in rows:
+                if not rel[i] > rel[j]:
+                    continue
+                swapped = ranking[:]
+                a, b = swapped.index(i), swapped.index(j)
+                swapped[a], swapped[b] = swapped[b], swapped[a]
+                delta = abs(_metric_value(metric, [rel[t] for t in swapped], kq) - base)
+                rho = 1.0 / (1.0 + math.exp(sigma * (scores[i] - scores[j])))
+                grad[i] -= sigma * delta * rho
+                grad[j] += sigma * delta * rho
+                hess[i] += sigma**2 * delta * rho * (1 - rho)
+                hess[j] += sigma**2 * delta * rho * (1 - rho)
+    return np.array(grad), np.array(hess)
+
+
+def _close(actual, expected, rtol):
+    scale = max(np.abs(expected).max(), 1e-300)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=rtol * scale)
+
+
+# --------------------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------------------
+SIZES = [7, 1, 5, 9, 4, 6]
+
+
+@pytest.fixture
+def queries(rng):
+    """Several queries: negative and fractional labels, tied scores, tied labels, a single-row
+    query (rows 7) and a query whose labels are all equal (rows 13..21)."""
+    n = sum(SIZES)
+    scores = np.round(rng.normal(size=n), 1)  # ties in scores
+    rel = rng.choice([-0.5, 0.0, 0.25, 1.0, 2.0], size=n)
+    rel[13:22] = 0.25  # the 9-row query: all labels equal
+    rel[22:26] = [1.0, 1.0, -0.5, 0.0]  # ties in relevance
+    return scores, rel
+
+
+def _cases():
+    for metric in METRICS:
+        for k in (None, 3, 0.5) if metric in K_METRICS else (None,):
+            for method in ("exact", "binned"):
+                yield pytest.param(metric, k, method, id=f"{metric}-k{k}-{method}")
+
+
+# --------------------------------------------------------------------------------------------
+# correctness against the brute-force reference
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("metric", "k", "method"), list(_cases()))
+def test_matches_brute_force(queries, metric, k, method):
+    scores, rel = queries
+    grad, hess = lambda_gradients(scores, rel, SIZES, metric=metric, k=k, method=method,
+                                  sigma=1.3)
+    ref_grad, ref_hess = brute_force(scores, rel, SIZES, metric, k, sigma=1.3)
+    tol = 1e-10 if method == "exact" else 1e-5
+    _close(grad, ref_grad, tol)
+    _close(hess, ref_hess, tol)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["exact", "binned"])
+def test_sums_signs_and_degenerate_queries(queries, metric, method):
+    scores, rel = queries
+    grad, hess = lambda_gradients(scores, rel, SIZES, metric=metric, method=method)
+    bounds = np.cumsum([0, *SIZES])
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        assert abs(grad[lo:hi].sum()) <= 1e-9 * max(1.0, np.abs(grad[lo:hi]).max())
+    assert np.all(hess >= 0)
+    assert grad[7] == 0 and hess[7] == 0  # single-row query
+    assert np.all(grad[13:22] == 0) and np.all(hess[13:22] == 0)  # all labels equal
+
+
+@pytest.mark.parametrize("metric", ["pcg", "pcg_cutoff", "dcg", "auc", "map"])
+def test_hessian_positive_wherever_a_pair_exists(rng, metric):
+    # every row has a partner of another relevance (and, for auc / map, of the other binary
+    # label), and these weights are strictly monotone, so every row is in a pair with ΔM ≠ 0
+    rel = np.tile([0.0, 1.0, 2.0], 14)[:40]
+    grad, hess = lambda_gradients(rng.normal(size=40), rel, metric=metric)
+    assert np.all(hess > 0)
+    assert np.all(np.isfinite(grad))
+
+
+def test_ties_ranked_by_row_order():
+    # equal scores: row 0 holds position 1, row 1 position 2; swapping them changes PCG by
+    # |1 − 0|·|2 − 1| = 1 and ρ = ½, so the more relevant row 1 gets grad −½.
+    grad, hess = lambda_gradients([0.0, 0.0], [0.0, 1.0], metric="pcg")
+    np.testing.assert_allclose(grad, [0.5, -0.5])
+    np.testing.assert_allclose(hess, [0.25, 0.25])
+    # with rows reversed the relevant row is already first: same |ΔPCG|, same ρ
+    grad, _ = lambda_gradients([0.0, 0.0], [1.0, 0.0], metric="pcg")
+    np.testing.assert_allclose(grad, [-0.5, 0.5])
+
+
+def test_pcg_cutoff_k_equal_n_is_pcg(queries):
+    scores, rel = queries
+    a = lambda_gradients(scores, rel, SIZES, metric="pcg")
+    b = lambda_gradients(scores, rel, SIZES, metric="pcg_cutoff")
+    np.testing.assert_allclose(a, b)
+
+
+# --------------------------------------------------------------------------------------------
+# AUC and MAUC: the O(1) swap formula against recounting pairs
+# --------------------------------------------------------------------------------------------
+def _auc_by_counting(labels_ranked):
+    n = len(labels_ranked)
+    m = sum(labels_ranked)
+    correct = sum(labels_ranked[a] and not labels_ranked[b] for a in range(n)
+                  for b in range(a + 1, n))
+    return correct / (m * (n - m))
+
+
+def test_delta_auc_formula_matches_recounting(rng):
+    labels = list(rng.integers(0, 2, size=12))
+    labels[0], labels[1] = 1, 0
+    m, n_neg = sum(labels), 12 - sum(labels)
+    base = _auc_by_counting(labels)
+    for i in range(12):  # positions counted from the top: i = 0 is position 1
+        for j in range(i + 1, 12):
+            swapped = labels[:]
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            recount = _auc_by_counting(swapped) - base
+            # Welleck (2016) eq. 12, positions from the top
+            assert recount == pytest.approx((labels[j] - labels[i]) * (j - i) / (m * n_neg))
+
+
+def test_auc_and_mauc_lambdas_use_recounted_deltas(rng):
+    n = 10
+    scores = rng.normal(size=n)
+    labels = rng.integers(0, 3, size=n).astype(float)
+    order = np.argsort(-scores, kind="stable")
+    pos = np.empty(n, int)
+    pos[order] = np.arange(n)
+    for metric in ("auc", "mauc"):
+        grad, _ = lambda_gradients(scores, labels, metric=metric, method="exact")
+        expected = np.zeros(n)
+        for i in range(n):
+            for j in range(n):
+                if labels[i] > labels[j]:
+                    ranked = list(labels[order])
+                    a, b = pos[i], pos[j]
+                    base = _metric_value(metric, ranked, n)
+                    ranked[a], ranked[b] = ranked[b], ranked[a]
+                    delta = abs(_metric_value(metric, ranked, n) - base)
+                    lam = delta / (1 + math.exp(scores[i] - scores[j]))
+                    expected[i] -= lam
+                    expected[j] += lam
+        _close(grad, expected, 1e-12)
+
+
+def test_mauc_two_classes_equals_auc(rng):
+    # with one relevant grade MAUC is AUC (core.metrics.mauc), so the λ's coincide
+    scores, labels = rng.normal(size=30), (rng.random(30) < 0.3).astype(float)
+    g_auc, h_auc = lambda_gradients(scores, labels, metric="auc")
+    g_mauc, h_mauc = lambda_gradients(scores, labels, metric="mauc")
+    np.testing.assert_allclose(g_mauc, g_auc, atol=1e-15)
+    np.testing.assert_allclose(h_mauc, h_auc, atol=1e-15)
+
+
+def test_mauc_delta_matches_core_metrics_mauc_after_swap(rng):
+    from core.metrics import mauc
+
+    scores = rng.normal(size=12)
+    labels = rng.integers(0, 3, size=12).astype(float)
+    order = np.argsort(-scores, kind="stable")
+    ranked = labels[order]
+    base = _metric_value("mauc", list(ranked), 12)
+    assert base == pytest.approx(mauc(labels, scores))
+
+
+# --------------------------------------------------------------------------------------------
+# binned engine against the exact one on a 3,000-row query
+# --------------------------------------------------------------------------------------------
+def _uplift_labels(rng, n):
+    t = rng.integers(0, 2, size=n)
+    y = (rng.random(n) < np.where(t == 1, 0.16, 0.11)).astype(int)
+    rel = np.where((t == 1) & (y == 1), 1 / t.sum(), 0.0)
+    rel = np.where((t == 0) & (y == 1), -1 / (n - t.sum()), rel)  # Rel: 1/|T|, 0, −1/|C|
+    abs3 = np.select([(t == 1) & (y == 1), (t == 1) & (y == 0), (t == 0) & (y == 1)],
+                     [3.0, 1.0, 0.0], 2.0)  # Abs3: TR 3, TNR 1, CR 0, CNR 2
+    return rel, abs3
+
+
+@pytest.mark.parametrize(
+    ("metric", "labels", "k"),
+    [("pcg", "rel", None), ("pcg", "abs3", 0.3), ("pcg_cutoff", "rel", 900),
+     ("ndcg", "abs3", None), ("auc", "rel", None), ("mauc", "abs3", None), ("map", "rel", None)],
+)
+def test_binned_agrees_with_exact_on_3000_rows(rng, metric, labels, k):
+    rel, abs3 = _uplift_labels(rng, 3000)
+    y = rel if labels == "rel" else abs3
+    scores = np.round(rng.normal(scale=1.5, size=3000), 3)  # spread like trained scores, ties
+    exact = lambda_gradients(scores, y, metric=metric, k=k, method="exact")
+    binned = lambda_gradients(scores, y, metric=metric, k=k, method="binned")
+    for e, b in zip(exact, binned, strict=True):
+        cosine = e @ b / (np.linalg.norm(e) * np.linalg.norm(b))
+        assert cosine >= 0.9999
+        assert np.abs(e - b).max() <= 1e-4 * np.abs(e).max()
+
+
+def test_auto_switches_to_binned_above_threshold(rng):
+    from core.objectives import AUTO_EXACT_MAX_ROWS
+
+    small, large = AUTO_EXACT_MAX_ROWS, AUTO_EXACT_MAX_ROWS + 1
+    rel, _ = _uplift_labels(rng, small + large)
+    scores = rng.normal(size=small + large)
+    auto = lambda_gradients(scores, rel, [small, large], metric="pcg")
+    binned = lambda_gradients(scores, rel, [small, large], metric="pcg", method="binned")
+    exact_small = lambda_gradients(scores[:small], rel[:small], metric="pcg", method="exact")
+    np.testing.assert_array_equal(auto[0][small:], binned[0][small:])  # above the threshold
+    np.testing.assert_array_equal(auto[0][:small], exact_small[0])  # at the threshold: exact
+
+
+def test_continuous_relevance_falls_back_to_exact(rng):
+    rel = rng.normal(size=300)  # 300 distinct values: too many classes for the binned kernel
+    scores = rng.normal(size=300)
+    a = lambda_gradients(scores, rel, metric="dcg", method="binned")
+    b = lambda_gradients(scores, rel, metric="dcg", method="exact")
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_wide_score_range_stays_accurate(rng):
+    rel, abs3 = _uplift_labels(rng, 2000)
+    scores = rng.normal(scale=40.0, size=2000)  # bins narrowed to width 0.1 (up to 4·bins)
+    e = lambda_gradients(scores, abs3, metric="pcg", method="exact")[0]
+    b = lambda_gradients(scores, abs3, metric="pcg", method="binned")[0]
+    assert np.abs(e - b).max() <= 1e-4 * np.abs(e).max()
+
+
+# --------------------------------------------------------------------------------------------
+# LightGBM integration
+# --------------------------------------------------------------------------------------------
+def _pcg(score, rel):
+    order = np.argsort(-np.asarray(score), kind="stable")
+    n = len(rel)
+    return float(np.sum(rel[order] * (n - np.arange(n))))
+
+
+def _uplift_problem(rng, n=1500):
+    x = rng.normal(size=(n, 4))
+    t = rng.integers(0, 2, size=n)
+    base = 0.15 + 0.05 * (x[:, 1] > 0)
+    effect = 0.25 * (x[:, 0] > 0.3)  # treatment helps only where x0 > 0.3
+    y = (rng.random(n) < base + t * effect).astype(int)
+    rel = np.where((t == 1) & (y == 1), 1 / t.sum(), 0.0)
+    rel = np.where((t == 0) & (y == 1), -1 / (n - t.sum()), rel)
+    return x, rel
+
+
+def test_lightgbm_fits_with_pcg_objective(rng):
+    x, rel = _uplift_problem(rng)
+    params = {"objective": lightgbm_objective("pcg"), "metric": "None", "verbose": -1,
+              "learning_rate": 0.1, "num_leaves": 7, "min_data_in_leaf": 20, "num_threads": 1}
+    booster = lgb.train(params, lgb.Dataset(x, rel, group=[len(rel)]), num_boost_round=30)
+    initial = _pcg(np.zeros(len(rel)), rel)  # constant score: ties ranked by row order
+    fitted = _pcg(booster.predict(x), rel)
+    assert fitted > 1.5 * initial > 0
+
+
+def test_lightgbm_sklearn_api_with_groups_and_weights(rng):
+    x, rel = _uplift_problem(rng, n=600)
+    obj = lightgbm_objective("pcg", k=0.5)
+    ranker = lgb.LGBMRanker(objective=obj, metric="None", n_estimators=5, num_leaves=4,
+                            verbose=-1, n_jobs=1)
+    ranker.fit(x, rel, group=[300, 300])
+    assert np.all(np.isfinite(ranker.predict(x)))
+    # called as LightGBM's sklearn wrapper does: (y_true, y_pred, weight, group)
+    preds = rng.normal(size=600)
+    weight = rng.uniform(0.5, 2.0, size=600)
+    grad, hess = obj(rel, preds, weight, np.array([300, 300]))
+    ref_grad, ref_hess = lambda_gradients(preds, rel, [300, 300], metric="pcg", k=0.5)
+    np.testing.assert_allclose(grad, ref_grad * weight)
+    np.testing.assert_allclose(hess, ref_hess * weight)
+
+
+def test_objective_warm_start_matches_fresh_computation(rng):
+    rel, _ = _uplift_labels(rng, 2500)
+    obj = lightgbm_objective("auc")
+    preds = np.round(rng.normal(size=2500), 2)
+    ds = lgb.Dataset(np.zeros((2500, 1)), rel, group=[1000, 1500]).construct()
+    for _ in range(3):  # warm-started sorts with ties must equal a fresh stable sort
+        got = obj(preds, ds)
+        want = lambda_gradients(preds, rel.astype(np.float32), [1000, 1500], metric="auc")
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-18)
+        preds = preds + np.round(rng.normal(scale=0.05, size=2500), 2)
+
+
+def test_objective_group_disagreement_is_an_error(rng):
+    obj = lightgbm_objective("pcg", group_sizes=[5, 5])
+    with pytest.raises(ValueError, match="disagree with the training data's group"):
+        obj(np.zeros(10), np.zeros(10), None, np.array([4, 6]))
+
+
+# --------------------------------------------------------------------------------------------
+# bad arguments and degenerate input
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"metric": "ndcg2"}, r"metric must be one of 'pcg', .*; got 'ndcg2'"),
+        ({"metric": "pcg", "k": 0}, r"k must be a positive int \(rows\) or a float fraction"),
+        ({"metric": "pcg", "k": -3}, r"k must be a positive int .*got -3"),
+        ({"metric": "pcg", "k": 1.5}, r"float fraction in \(0, 1\]; got 1.5"),
+        ({"metric": "dcg", "k": True}, r"k must be a positive int"),
+        ({"metric": "auc", "k": 5}, r"metric 'auc' takes no cut-off"),
+        ({"metric": "pcg", "method": "fast"}, r"method must be one of 'auto', 'exact', 'binned'"),
+        ({"metric": "pcg", "bins": 0}, r"bins must be a positive int; got 0"),
+        ({"metric": "pcg", "sigma": 0.0}, r"sigma must be a finite number > 0; got 0.0"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        lambda_gradients(np.zeros(4), [0, 1, 0, 1], **kwargs)
+    with pytest.raises(ValueError, match=match):
+        lightgbm_objective(**kwargs)
+
+
+def test_bad_arrays():
+    with pytest.raises(ValueError, match=r"group_sizes must sum to the number of rows \(4\); "
+                                         r"they sum to 5"):
+        lambda_gradients(np.zeros(4), [0, 1, 0, 1], [2, 3], metric="pcg")
+    with pytest.raises(ValueError, match="group_sizes must hold positive integers"):
+        lambda_gradients(np.zeros(4), [0, 1, 0, 1], [4, 0], metric="pcg")
+    with pytest.raises(ValueError, match=r"scores must be finite; got 1 NaN or infinite"):
+        lambda_gradients([0.0, np.nan, 1.0, 2.0], [0, 1, 0, 1], metric="pcg")
+    with pytest.raises(ValueError, match=r"scores must have length 4; got length 3"):
+        lambda_gradients([0.0, 1.0, 2.0], [0, 1, 0, 1], metric="pcg")
+    with pytest.raises(ValueError, match=r"relevance must be finite"):
+        lambda_gradients(np.zeros(2), [0.0, np.inf], metric="dcg")
+    with pytest.raises(ValueError, match=r"relevance must contain at least one row"):
+        lambda_gradients([], [], metric="dcg")
+    with pytest.raises(ValueError, match=r"overflows"):
+        lambda_gradients(np.zeros(2), [0.0, 5000.0], metric="dcg_exp")
+
+
+def test_exact_refuses_huge_queries_and_binned_needs_few_classes():
+    n = EXACT_MAX_ROWS + 1
+    with pytest.raises(ValueError, match=r"method='exact' .* at most 20,000 rows per query"):
+        lambda_gradients(np.zeros(n), np.arange(n) % 2, metric="pcg", method="exact")
+    with pytest.raises(ValueError, match=r"more than 16 distinct relevance values"):
+        lambda_gradients(np.zeros(n), np.arange(n) % 17, metric="pcg", method="auto")
+
+
+def test_ndcg_without_positive_gain_warns_and_gives_zero(rng):
+    rel = np.array([0.0, -1.0, -1.0, 0.0])
+    with pytest.warns(UserWarning, match=r"ideal DCG <= 0"):
+        grad, hess = lambda_gradients(rng.normal(size=4), rel, metric="ndcg")
+    assert np.all(grad == 0) and np.all(hess == 0)
