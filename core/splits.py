@@ -1,0 +1,96 @@
+"""Train/test splits of an A/B test, stratified on treatment and outcome jointly.
+
+Devriendt et al. (2020, §4.1) evaluate every model on 10 random 70/30 splits; keeping the
+shares of the four (treatment, outcome) cells equal in both parts keeps the test curves
+comparable from split to split.
+
+References
+----------
+Devriendt, F., Van Belle, J., Guns, T. & Verbeke, W. (2020). Learning to rank for uplift
+modeling. *IEEE TKDE*. arXiv:2002.05897.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from core._validation import as_generator, check_binary, check_choice, check_fraction
+
+__all__ = ["SCHEMES", "make_splits"]
+
+#: Split schemes: one stratified holdout, or ``n_repeats`` stratified random holdouts.
+SCHEMES = ("holdout", "repeated")
+_CELLS = {0: "control non-responders (t=0, y=0)", 1: "control responders (t=0, y=1)",
+          2: "treated non-responders (t=1, y=0)", 3: "treated responders (t=1, y=1)"}
+
+
+def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0.3,
+                n_repeats: int = 10, random_state: Any = 0
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified train/test splits of an A/B test, stratified on ``(t, y)`` jointly.
+
+    The four cells (treated/control × responder/non-responder) keep their shares in the
+    train and the test part: :class:`sklearn.model_selection.StratifiedShuffleSplit` on the
+    label ``2·t + y``.  Devriendt et al. (2020, §4.1) use 10 repetitions of a 70/30 split.
+
+    Parameters
+    ----------
+    y, t : array-like of 0/1, shape (n,)
+    scheme : {"holdout", "repeated"}
+        One split, or ``n_repeats`` independent ones.
+    test_size : float in (0, 1), default 0.3
+    n_repeats : int, default 10
+        Ignored for ``"holdout"``.
+    random_state : int, Generator or None, default 0
+
+    Returns
+    -------
+    list of (train, test)
+        Sorted ``int64`` row positions; disjoint, together every row.
+
+    Raises
+    ------
+    ValueError
+        A non-empty cell with fewer than 2 rows, or a test or train part too small to hold
+        one row of every cell.
+    """
+    y = check_binary(y, "y")
+    t = check_binary(t, "t")
+    if t.shape[0] != y.shape[0]:
+        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_choice(scheme, "scheme", SCHEMES)
+    test_size = check_fraction(test_size, "test_size")
+    if test_size >= 1:
+        raise ValueError(f"test_size must be a number in (0, 1); got {test_size!r}.")
+    n_splits = 1 if scheme == "holdout" else _check_repeats(n_repeats)
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        seed = int(random_state)
+    else:
+        seed = int(as_generator(random_state).integers(0, 2**31 - 1))
+    strata = 2 * t.astype(np.int64) + y
+    counts = np.bincount(strata, minlength=4)
+    small = [f"{_CELLS[c]}: {counts[c]}" for c in range(4) if 0 < counts[c] < 2]
+    if small:
+        raise ValueError("make_splits needs at least 2 rows in every (treatment, outcome) "
+                         f"cell to stratify; got {'; '.join(small)}.")
+    n, n_cells = y.shape[0], int((counts > 0).sum())
+    n_test = math.ceil(test_size * n)
+    if n_test < n_cells or n - n_test < n_cells:
+        raise ValueError(f"test_size={test_size} of {n} rows gives {n_test} test and "
+                         f"{n - n_test} train rows; each part needs at least one row of each "
+                         f"of the {n_cells} (treatment, outcome) cells.")
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=test_size, random_state=seed)
+    return [(np.sort(tr).astype(np.int64), np.sort(te).astype(np.int64))
+            for tr, te in sss.split(np.zeros((n, 1)), strata)]
+
+
+def _check_repeats(value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 1:
+        raise ValueError(f"n_repeats must be an integer >= 1; got {value!r}.")
+    return int(value)

@@ -1,0 +1,351 @@
+"""core.jobs: background training in worker processes — queueing, dedupe, cached runs, cancel
+within 2 s, failure isolation, sessions, progress, restarts, and one real LightGBM model.
+
+Most tests train :class:`ToyModel`, a fake model that sleeps per "boosting round", through
+the documented ``model_factory`` hook (``"module:attribute"``, imported in the worker), so
+the runner is tested apart from the real models.  One module-wide runner (one warm worker)
+serves most tests: jobs are told apart by their configs and sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.abdata import ABData
+from core.jobs import JobRunner
+from core.runs import RunConfig, RunStore
+
+ROOT = Path(__file__).resolve().parents[1]
+WAIT = 60.0  # generous: a cold worker imports NumPy, pandas, scikit-learn and LightGBM
+
+
+class ToyModel:
+    """A fake uplift model: ``n_estimators`` rounds of ``sleep`` seconds, each reported to the
+    callback (unless ``report=False``: one silent sleep); ``fail`` raises ``ValueError``;
+    ``counter`` gets one line per ``fit`` (evidence of training); ``crash`` kills the
+    process."""
+
+    def __init__(self, n_estimators: int = 5, sleep: float = 0.0, fail: str | None = None,
+                 counter: str | None = None, report: bool = True, tag: int = 0,
+                 crash: bool = False, random_state: int | None = None):
+        self.n_estimators, self.sleep, self.fail, self.counter = n_estimators, sleep, fail, counter
+        self.report, self.tag, self.crash, self.random_state = report, tag, crash, random_state
+
+    def get_params(self, deep: bool = False) -> dict:
+        return {k: getattr(self, k) for k in ("n_estimators", "sleep", "fail", "counter",
+                                              "report", "tag", "crash", "random_state")}
+
+    def set_params(self, **params) -> ToyModel:
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, X, y, treatment, *, callback=None) -> ToyModel:
+        if self.counter:
+            with open(self.counter, "a", encoding="utf-8") as fh:
+                fh.write("fit\n")
+        if self.fail:
+            raise ValueError(self.fail)
+        if self.crash:  # like a segfault in native code: the process just dies
+            os._exit(3)
+        if not self.report:
+            time.sleep(self.sleep)
+        for r in range(1, self.n_estimators + 1):
+            if self.report and self.sleep:
+                time.sleep(self.sleep)
+            if callback is not None and self.report:
+                callback(r, self.n_estimators)
+        y, t = np.asarray(y), np.asarray(treatment)
+        self.coef_ = float(y[t == 1].mean() - y[t == 0].mean())
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        return X["x0"].fillna(0.0).to_numpy(dtype=float) * self.coef_
+
+    def save_model(self, path) -> None:
+        Path(path).write_text(json.dumps({"coef": self.coef_}), encoding="utf-8")
+
+
+def make_toy_model(name: str, **params):
+    """Model factory for the tests: "toy" is :class:`ToyModel`, anything else a real model."""
+    if name == "toy":
+        return ToyModel(**params)
+    from core.models import make_model
+
+    return make_model(name, **params)
+
+
+FACTORY = f"{__name__}:make_toy_model"
+
+
+def tiny_data(n: int = 300, seed: int = 0) -> ABData:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x0": rng.normal(size=n),
+                      "city": pd.Categorical(rng.choice(["Ghent", "Leuven"], n))})
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.3 + 0.2 * t).astype(int)
+    return ABData(X, y, t, name="tiny")
+
+
+DATA = tiny_data()
+
+
+def toy(data: ABData = DATA, **params) -> RunConfig:
+    return RunConfig.for_data(data, "toy", params)
+
+
+def poll(runner: JobRunner, job_id: str, until, timeout: float = WAIT):
+    """Status of ``job_id`` once ``until(status)`` holds (polled, with a timeout)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = runner.status(job_id)
+        if until(s):
+            return s
+        assert not s.is_final, f"job ended before the condition held: {s}"
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting on {runner.status(job_id)}")
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    r = JobRunner(max_workers=1, store=tmp_path_factory.mktemp("runs"), model_factory=FACTORY)
+    r.warm_up()
+    yield r
+    r.shutdown()
+
+
+# --------------------------------------------------------------------------- queue
+def test_queued_jobs_run_one_after_another_and_all_finish(runner):
+    ids = [runner.submit(toy(n_estimators=5, sleep=0.02, tag=i), data=DATA, session="q")
+           for i in range(3)]
+    done = [runner.wait(j, WAIT) for j in ids]
+    assert [s.state for s in done] == ["done"] * 3
+    assert done[1].started >= done[0].finished and done[2].started >= done[1].finished
+    assert [s.job_id for s in runner.jobs(session="q")] == ids
+    for s in done:
+        assert runner.store.exists(s.run_id) and s.fraction == 1.0
+        assert s.round == s.total == 5 and s.message.startswith("Trained in")
+
+
+def test_identical_submissions_share_one_job(runner, tmp_path):
+    counter = tmp_path / "fits.txt"
+    c = toy(n_estimators=10, sleep=0.05, counter=str(counter))
+    first = runner.submit(c, data=DATA, session="tab1")
+    second = runner.submit(c, data=DATA, session="tab2")
+    assert first == second
+    assert runner.status(first).sessions == ("tab1", "tab2")
+    assert runner.wait(first, WAIT).state == "done"
+    assert counter.read_text().count("fit") == 1
+    assert first in [s.job_id for s in runner.jobs("tab2")]
+
+    # the run is stored: a third tab gets it at once, without training
+    third = runner.submit(c, data=DATA, session="tab3")
+    s = runner.status(third)
+    assert third != first and s.state == "cached" and s.started is None
+    assert s.run_id == c.run_id() and s.fraction == 1.0
+    assert counter.read_text().count("fit") == 1
+
+
+def test_runs_survive_a_restart(runner, tmp_path):
+    c = toy(n_estimators=3, tag=77)
+    assert runner.wait(runner.submit(c, data=DATA), WAIT).state == "done"
+    with JobRunner(store=RunStore(runner.store.root), model_factory=FACTORY) as fresh:
+        job = fresh.submit(c)  # no data needed: the run is stored
+        s = fresh.status(job)
+        assert s.state == "cached" and s.started is None and s.is_final
+        run = fresh.store.get(s.run_id)
+        assert run.config == c and run.result["data_name"] == "tiny"
+        assert run.result["model_random_state"] == c.seed  # seeded from the config
+
+
+def test_shared_job_cancelled_by_one_session_keeps_running_for_the_other(runner):
+    c = toy(n_estimators=400, sleep=0.01, tag=5)
+    j = runner.submit(c, data=DATA, session="s1")
+    assert runner.submit(c, data=DATA, session="s2") == j
+    assert not runner.cancel(j, session="intruder")  # not its job
+    assert runner.cancel(j, session="s1")
+    s = runner.status(j)
+    assert s.state in ("queued", "running") and s.sessions == ("s2",)
+    assert j not in [x.job_id for x in runner.jobs("s1")]
+    assert runner.cancel(j)
+    assert runner.wait(j, WAIT).state == "cancelled"
+
+
+# --------------------------------------------------------------------------- cancel
+def test_cancel_stops_a_running_job_within_two_seconds(runner):
+    c = toy(n_estimators=2000, sleep=0.05)  # 100 s if never stopped
+    job = runner.submit(c, data=DATA)
+    poll(runner, job, lambda s: s.round >= 3)
+    t0 = time.monotonic()
+    assert runner.cancel(job)
+    s = runner.wait(job, 2.0)
+    latency = time.monotonic() - t0
+    assert s.state == "cancelled" and latency < 2.0, (s, latency)
+    assert 3 <= s.round < s.total == 2000
+    assert not runner.store.exists(c.run_id())
+    job_dir = runner.store.root / "_jobs" / job
+    assert not list(job_dir.glob(f"{c.run_id()}-*"))  # no half-written run left
+    assert not runner.cancel(job)  # already final
+
+
+def test_cancel_kills_a_model_that_never_reports_then_the_next_job_runs(runner):
+    c = toy(n_estimators=1, sleep=60.0, report=False)  # one silent 60 s round
+    job = runner.submit(c, data=DATA)
+    poll(runner, job, lambda s: s.split == 1)  # inside fit
+    t0 = time.monotonic()
+    runner.cancel(job)
+    s = runner.wait(job, 2.0)
+    assert s.state == "cancelled" and time.monotonic() - t0 < 2.0
+    assert not runner.store.exists(c.run_id())
+    after = runner.wait(runner.submit(toy(n_estimators=2, tag=9), data=DATA), WAIT)
+    assert after.state == "done"  # a fresh worker took over
+
+
+def test_cancel_a_queued_job_removes_it_from_the_queue(runner, tmp_path):
+    counter = tmp_path / "fits.txt"
+    long = runner.submit(toy(n_estimators=400, sleep=0.01, tag=1), data=DATA)
+    queued = runner.submit(toy(n_estimators=2, counter=str(counter)), data=DATA)
+    s = runner.status(queued)
+    assert s.state == "queued" and s.position == 1 and s.message == "Queued (next)"
+    assert runner.cancel(queued)
+    s = runner.status(queued)
+    assert s.state == "cancelled" and s.started is None
+    runner.cancel(long)
+    assert runner.wait(long, WAIT).state == "cancelled"
+    assert not counter.exists()
+
+
+# --------------------------------------------------------------------------- failures
+def test_a_failing_job_is_reported_and_the_next_one_still_runs(runner):
+    bad = runner.submit(toy(fail="too few responders in the treated arm"), data=DATA)
+    s = runner.wait(bad, WAIT)
+    assert s.state == "failed"
+    assert s.message == "Training failed: too few responders in the treated arm"
+    log = runner.log(bad)
+    assert "Traceback" in log and "ValueError: too few responders" in log
+    assert s.log_path and Path(s.log_path).is_file()
+    good = runner.wait(runner.submit(toy(n_estimators=2, tag=2), data=DATA), WAIT)
+    assert good.state == "done"
+
+
+def test_a_crashed_worker_fails_its_job_and_a_new_worker_takes_the_next(runner):
+    s = runner.wait(runner.submit(toy(crash=True), data=DATA), WAIT)
+    assert s.state == "failed"
+    assert s.message == ("The training process stopped unexpectedly (exit code 3); "
+                         "see the job log.")
+    assert runner.wait(runner.submit(toy(n_estimators=2, tag=3), data=DATA), WAIT).state == "done"
+
+
+def test_a_dataset_that_changed_fails_with_a_clear_message(runner):
+    c = RunConfig(fingerprint="ab" * 32, model="toy", dataset="world",
+                  options={"n": 500, "random_state": 0})
+    s = runner.wait(runner.submit(c), WAIT)
+    assert s.state == "failed"
+    assert "differs from the one the run was set up with" in s.message
+
+
+def test_submit_checks_its_arguments(runner):
+    with pytest.raises(TypeError, match="config must be a RunConfig; got dict"):
+        runner.submit({"model": "toy"})
+    with pytest.raises(ValueError, match="data must be the data the config was made for"):
+        runner.submit(toy(), data=tiny_data(seed=5))
+    with pytest.raises(ValueError, match="pass data= the ABData"):
+        runner.submit(toy(tiny_data(seed=6)))
+    with pytest.raises(ValueError, match="session must be None or a string; got int"):
+        runner.submit(toy(), data=DATA, session=3)
+    with pytest.raises(KeyError, match="Unknown job id"):
+        runner.status("nope")
+
+
+# --------------------------------------------------------------------------- sessions
+def test_two_sessions_submitting_at_once_see_only_their_own_jobs(runner):
+    barrier, ids, errors = threading.Barrier(2), {}, []
+
+    def session(name: str, tag: int) -> None:
+        try:
+            barrier.wait(5)
+            ids[name] = [runner.submit(toy(n_estimators=3, sleep=0.01, tag=tag + k),
+                                       data=DATA, session=name) for k in range(2)]
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=session, args=("A", 100)),
+               threading.Thread(target=session, args=("B", 200))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(10)
+    assert not errors
+    assert [s.job_id for s in runner.jobs("A")] == ids["A"]
+    assert [s.job_id for s in runner.jobs("B")] == ids["B"]
+    assert all(runner.wait(j, WAIT).state == "done" for j in ids["A"] + ids["B"])
+
+
+# --------------------------------------------------------------------------- progress
+def test_progress_is_monotone_and_reaches_the_total(runner):
+    c = RunConfig.for_data(DATA, "toy", {"n_estimators": 20, "sleep": 0.01},
+                           scheme="repeated", n_repeats=3)
+    job = runner.submit(c, data=DATA)
+    seen = []
+    deadline = time.monotonic() + WAIT
+    while (s := runner.status(job)).state in ("queued", "running"):
+        assert time.monotonic() < deadline
+        assert s.eta is None or s.eta >= 0
+        if s.total:
+            seen.append((s.split - 1) * s.total + s.round)
+        time.sleep(0.02)
+    assert s.state == "done" and (s.split, s.round, s.total, s.n_splits) == (3, 20, 20, 3)
+    assert seen == sorted(seen) and len(set(seen)) >= 3
+    assert all(0 <= u <= 60 for u in seen)
+    assert len(runner.store.get(s.run_id).result["fit_seconds"]) == 3
+
+
+# --------------------------------------------------------------------------- real model
+def test_a_lightgbm_model_trains_in_the_background(tmp_path):
+    from core.datasets import load_dataset
+
+    data = load_dataset("world", n=2000, random_state=0)
+    c = RunConfig.for_data(data, "FlippedLabel", {"n_estimators": 15, "num_threads": 1},
+                           dataset="world", options={"n": 2000, "random_state": 0}, seed=3)
+    with JobRunner(store=tmp_path) as real:  # the default factory: core.models.make_model
+        s = real.wait(real.submit(c, data=data, session="x"), WAIT)
+        assert s.state == "done", (s, real.log(s.job_id))
+        run = real.store.get(s.run_id)
+    scores = run.scores(0)
+    model = run.load_model(0)
+    assert np.allclose(model.predict(data.X.iloc[scores.index]), scores.score)
+    assert (scores.t == data.t[scores.index]).all() and len(scores.index) == 600
+    assert run.result["model_class"] == "FlippedLabel" and run.result["model_random_state"] == 3
+    assert set(run.result["metrics"][0]["auuc"]["qini_sep_abs"]) == {
+        "AUUC@10%", "AUUC@30%", "AUUC@50%", "AUUC@100%"}
+    assert json.loads(run.model_path(0).read_text())["format"] == "uprank-model"
+
+
+# --------------------------------------------------------------------------- lifecycle
+def test_shutdown_stops_the_workers_and_refuses_new_jobs(tmp_path):
+    r = JobRunner(store=tmp_path, model_factory=FACTORY)
+    job = r.submit(toy(n_estimators=1000, sleep=0.05), data=DATA)
+    procs = [w.proc for w in r._workers]
+    r.shutdown()
+    assert r.status(job).state == "cancelled"
+    assert all(p.poll() is not None for p in procs)
+    with pytest.raises(RuntimeError, match="shut down"):
+        r.submit(toy(), data=DATA)
+
+
+def test_importing_core_jobs_does_not_import_lightgbm_or_sklearn():
+    code = ("import sys, core.jobs, core.runs; "
+            "print(sorted(m for m in ('lightgbm', 'sklearn', 'streamlit') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "[]"
