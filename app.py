@@ -9,6 +9,10 @@ navigation = st.navigation(
         "Data": [
             st.Page("pages/data.py", title="Data", icon=":material/table:", default=True),
         ],
+        "Models": [
+            st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
+            st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+        ],
         "Evaluate": [
             st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:"),
             st.Page("pages/definitions.py", title="Definitions", icon=":material/compare:"),

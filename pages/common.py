@@ -4,6 +4,7 @@ score columns, error display and downloads.  Numerical work stays in ``core``.""
 from __future__ import annotations
 
 import logging
+import uuid
 from contextlib import contextmanager
 
 import numpy as np
@@ -13,6 +14,8 @@ import streamlit as st
 from core import datasets
 from core.datasets import ABData, DataError
 from core.export import safe_csv_bytes
+from core.jobs import JobRunner
+from core.runs import RunStore, default_runs_dir
 
 log = logging.getLogger("uprank")
 
@@ -48,12 +51,38 @@ def column_codes(content: bytes, column: str) -> list:
 def current_data() -> ABData:
     """The dataset chosen on the Data page (the embedded default world until then)."""
     if "data" not in st.session_state:
-        st.session_state["data"] = load_benchmark(*DEFAULT_DATASET)
+        set_data(load_benchmark(*DEFAULT_DATASET), source=DEFAULT_DATASET)
     return st.session_state["data"]
 
 
-def set_data(data: ABData) -> None:
+def current_source() -> tuple[str, tuple] | None:
+    """``(dataset key, options)`` of a listed dataset, ``None`` for an uploaded CSV."""
+    current_data()
+    return st.session_state.get("data_source")
+
+
+def set_data(data: ABData, *, source: tuple[str, tuple] | None = None) -> None:
     st.session_state["data"] = data
+    st.session_state["data_source"] = source
+
+
+@st.cache_resource(show_spinner=False)
+def job_runner(root: str) -> JobRunner:
+    """One background job runner per runs directory, shared by every browser session."""
+    runner = JobRunner(max_workers=1, store=RunStore(root))
+    runner.warm_up()
+    return runner
+
+
+def runner() -> JobRunner:
+    return job_runner(str(default_runs_dir()))
+
+
+def session_id() -> str:
+    """A stable id of this browser session (its jobs are listed as "yours")."""
+    if "session_id" not in st.session_state:
+        st.session_state["session_id"] = uuid.uuid4().hex
+    return st.session_state["session_id"]
 
 
 def dataset_caption(data: ABData) -> None:

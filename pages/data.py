@@ -18,7 +18,7 @@ with bench_tab:
                     for col, (name, values) in zip(cols, spec.options.items()))
     if st.button("Use this dataset", type="primary", key="data_load"):
         with common.guard("Loading the dataset"):
-            common.set_data(common.load_benchmark(key, options))
+            common.set_data(common.load_benchmark(key, options), source=(key, options))
 
 with upload_tab:
     st.download_button("Download a sample CSV (the uplift world)", key="data_sample",

@@ -1,0 +1,112 @@
+"""Compare: test-set curves with bands, AUUC with bootstrap intervals, definition
+sensitivity, value of the targeting depth, deciles, and exports."""
+
+from datetime import datetime, timezone
+
+import streamlit as st
+
+from core import compare, targeting
+from core.curve_tables import auuc_summary
+from core.curves import DEFINITIONS
+from core.export import safe_csv_bytes
+from core.presets import run_label
+from core.report import html_report
+from core.run_views import bands_frame, scores_frame, split_curves, test_scores
+from pages import common
+from pages.charts import band_figure, decile_figure, profit_figure
+
+CUTS = (0.1, 0.3, 0.5, 1.0)
+
+
+@st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
+def bootstrap(_scores, run_ids: tuple, y, t, definition, cutoffs, n_boot, reference):
+    res = compare.bootstrap_auuc(y, t, _scores, definition=definition, cutoffs=cutoffs,
+                                 n_boot=n_boot, random_state=0, reference=reference)
+    return res.table(), res.paired(reference)
+
+
+st.title("Compare runs")
+data = common.current_data()
+common.dataset_caption(data)
+runs = {run_label(r.config): r for r in common.runner().store.list(fingerprint=data.fingerprint())}
+if not runs:
+    st.info("No trained runs on this dataset yet.")
+    st.page_link("pages/train.py", label="Train models", icon=":material/model_training:")
+    st.stop()
+
+c1, c2 = st.columns([3, 2])
+chosen = c1.multiselect("Runs", list(runs), default=list(runs)[:4], key="cmp_runs")
+definition = c2.selectbox("Curve definition", list(DEFINITIONS), index=3, key="cmp_def")
+c1, c2, c3 = st.columns(3)
+cutoff = c1.slider("Cut-off", 1, 100, 30, format="%d%%", key="cmp_cutoff") / 100
+band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
+                     format_func={"minmax": "min/max (paper)", "95": "95 %"}.get)
+reference = c3.selectbox("Reference run", chosen or [None], key="cmp_ref")
+if not chosen:
+    st.stop()
+
+with common.guard("Comparing the runs"):
+    selected = [runs[name] for name in chosen]
+    index, y, t, scores = test_scores(selected)
+    bands = {name: compare.band(split_curves(runs[name], definition), kind=band_kind)
+             for name in chosen}
+    fig = band_figure(bands, definition=definition, cutoff=cutoff)
+    st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"), key="cmp_fig")
+
+    st.subheader("AUUC on the test rows")
+    cuts = tuple(sorted(set(CUTS) | {cutoff}))
+    table = auuc_summary(y, t, scores, definition=definition, cutoffs=cuts)
+    if st.toggle("Bootstrap 95 % intervals and paired tests", key="cmp_boot"):
+        n_boot = st.select_slider("Replicates", [200, 500, 1000, 2000], 500, key="cmp_nboot")
+        table, paired = bootstrap(scores, tuple(chosen), y, t, definition, cuts, n_boot, reference)
+        st.dataframe(paired, width="stretch", hide_index=True, key="cmp_paired")
+    st.dataframe(table, width="stretch", key="cmp_table")
+
+    st.subheader("Does the winner depend on the definition?")
+    ranks = compare.definition_ranks(y, t, scores, cutoff=cutoff)
+    st.dataframe(ranks, width="stretch", key="cmp_ranks")
+
+    st.subheader("What is the targeting depth worth?")
+    v1, v2, v3 = st.columns(3)
+    cost = v1.number_input("Cost per treatment", 0.0, 1e6, 0.10, key="cmp_cost")
+    value_col = v3.selectbox("Value per row from", ["fixed value per response", *data.extra],
+                             key="cmp_value_col")
+    per_resp = v2.number_input("Value per response", 0.0, 1e9, 10.0, key="cmp_value",
+                               disabled=value_col != "fixed value per response")
+    econ = (dict(value_per_response=per_resp) if value_col == "fixed value per response"
+            else dict(value=data.extra[value_col][index]))
+    profits = {n: targeting.profit_curve(y, t, s, cost_per_treatment=cost, max_points=500, **econ)
+               for n, s in scores.items()}
+    profit_fig = profit_figure(profits)
+    st.plotly_chart(profit_fig, width="stretch", key="cmp_profit")
+    summary = targeting.targeting_summary(y, t, scores, cost_per_treatment=cost, **econ)
+    st.dataframe(summary, width="stretch", key="cmp_summary")
+
+    st.subheader("Uplift by decile")
+    which = st.selectbox("Run", chosen, key="cmp_decile_run")
+    deciles = targeting.uplift_by_decile(y, t, scores[which])
+    st.plotly_chart(decile_figure(deciles, title=which), width="stretch", key="cmp_deciles")
+    balance = targeting.treatment_balance_along_ranking(t, scores[which])
+    (st.warning if balance["imbalanced"].any() else st.success)(
+        "Treatment share along the ranking: " + ("some deciles differ from the overall share — "
+        "the model may have learnt the assignment." if balance["imbalanced"].any() else
+        "no decile differs from the overall share."))
+
+    st.subheader("Export")
+    e1, e2, e3 = st.columns(3)
+    e1.download_button("Scores of this run (CSV)", safe_csv_bytes(scores_frame(runs[which])),
+                       "uprank_scores.csv", "text/csv", key="cmp_dl_scores")
+    model_path = runs[which].model_path(0)
+    if model_path is not None:
+        e2.download_button("Model file (LightGBM text / JSON)", model_path.read_bytes(),
+                           model_path.name, key="cmp_dl_model")
+    report = html_report(f"UpRank comparison — {data.name}", generated_at=datetime.now(
+        timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), sections=[
+        ("Curves", fig), ("AUUC", table), ("Definition sensitivity", ranks),
+        ("Targeting value", profit_fig), ("Best depth", summary),
+        ("Run configurations", {n: runs[n].config.to_dict() for n in chosen})])
+    e3.download_button("Report (one HTML file)", report.encode("utf-8"), "uprank_report.html",
+                       "text/html", key="cmp_dl_report")
+    common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl")
+    st.download_button("AUUC table (CSV)", safe_csv_bytes(table, index=True), "uprank_auuc.csv",
+                       "text/csv", key="cmp_dl_auuc")

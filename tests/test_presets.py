@@ -1,0 +1,27 @@
+"""core.presets: complete, explicit parameter sets that the models accept."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.models import MODELS, make_model
+from core.presets import LAMBDAMART, PRESETS, model_params
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_builds_the_model_with_those_params(model, preset):
+    params = model_params(model, preset=preset)
+    est = make_model(model, **params)
+    got = est.get_params()
+    assert {k: got[k] for k in params} == params
+
+
+def test_lambdamart_settings_and_errors():
+    p = model_params(LAMBDAMART, metric="pcg_cutoff", query="joint", labels="rel", k=0.3)
+    assert (p["metric"], p["query"], p["labels"], p["k"]) == ("pcg_cutoff", "joint", "rel", 0.3)
+    assert p["n_estimators"] == PRESETS["quick"][0]
+    with pytest.raises(ValueError, match="needs a cut-off k"):
+        model_params(LAMBDAMART, metric="pcg_cutoff")
+    with pytest.raises(ValueError, match="preset must be one of 'quick', 'paper'; got 'slow'"):
+        model_params(LAMBDAMART, preset="slow")
