@@ -1,0 +1,112 @@
+"""Real-browser test: Debian's Chromium driven by Playwright against a running app.
+
+Starts ``streamlit run app.py`` on a free loopback port, uploads a CSV, trains a small model
+in the background and sees its curve on the Compare page.  Needs ``/usr/bin/chromium``
+(``.ci/run`` installs it); skipped when it is absent — except in CI (``CI=true``), where a
+missing browser is a failure, so the test can never silently not run there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+pytestmark = pytest.mark.browser
+
+
+def _require_browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("Chromium is not installed: .ci/run should have installed it")
+        pytest.skip("Chromium not installed (apt-get install chromium)")
+    return pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "UPRANK_RUNS_DIR": str(tmp_path / "runs"),
+           "UPRANK_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the app did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _csv(path: Path) -> Path:
+    rng = np.random.default_rng(7)
+    n = 2000
+    t = rng.integers(0, 2, n)
+    x = rng.normal(size=n)
+    y = (rng.random(n) < 0.15 + 0.1 * t * (x > 0)).astype(int)
+    lines = ["group;bought;x;age"] + [f"{'test' if a else 'control'};{'yes' if b else 'no'};"
+                                      f"{c:.4f};{rng.integers(18, 80)}"
+                                      for a, b, c in zip(t, y, x)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_upload_train_and_see_a_curve(app_url, tmp_path):
+    sync_api = _require_browser()
+    csv = _csv(tmp_path / "campaign.csv")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        page.get_by_text("Upload an A/B CSV").click()
+        page.locator("input[type=file]").set_input_files(str(csv))
+        page.get_by_role("button", name="Use this CSV").click()
+        page.get_by_text("Current dataset: campaign").wait_for()
+
+        page.get_by_role("link", name="Train").click()
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Done in").first.wait_for(timeout=180_000)
+        page.get_by_text("Done in").nth(1).wait_for(timeout=180_000)
+
+        page.get_by_role("link", name="Compare").click()
+        page.locator(".js-plotly-plot").first.wait_for()
+        page.get_by_text("AUUC on the test rows").wait_for()
+        assert page.locator(".js-plotly-plot").count() >= 2  # curves + profit
+        page.screenshot(path=str(tmp_path / "compare.png"))
+        browser.close()
