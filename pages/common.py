@@ -122,14 +122,18 @@ def guard(what: str = "This step"):
 def download_row(fig: go.Figure, table, stem: str, key: str) -> None:
     """CSV of the table and a self-contained interactive HTML of the figure.
 
-    PNG: the camera icon of the chart's toolbar saves the figure as shown (see ``PLOT_CONFIG``).
+    Both files are built only when clicked (deferred ``data``), so reruns stay fast; the
+    HTML embeds plotly.js and opens offline.  PNG: the camera icon of the chart's toolbar
+    saves the figure as shown (see :func:`plot_config`).
     """
     c1, c2 = st.columns(2)
-    c1.download_button("Download points (CSV)", safe_csv_bytes(table), f"{stem}.csv",
-                       "text/csv", key=f"{key}_csv", icon=":material/download:")
-    c2.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs=True,
-                       full_html=True).encode("utf-8"), f"{stem}.html", "text/html",
-                       key=f"{key}_html", icon=":material/download:")
+    c1.download_button("Download points (CSV)", lambda: safe_csv_bytes(table), f"{stem}.csv",
+                       "text/csv", key=f"{key}_csv", icon=":material/download:",
+                       on_click="ignore")
+    c2.download_button("Download figure (HTML)",
+                       lambda: fig.to_html(include_plotlyjs=True, full_html=True).encode(),
+                       f"{stem}.html", "text/html", key=f"{key}_html",
+                       icon=":material/download:", on_click="ignore")
 
 
 def plot_config(stem: str) -> dict:

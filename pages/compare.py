@@ -25,6 +25,24 @@ def bootstrap(_scores, run_ids: tuple, y, t, definition, cutoffs, n_boot, refere
     return res.table(), res.paired(reference)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_bands(run_ids: tuple, _runs: list, definition: str, kind: str):
+    return [compare.band(split_curves(run, definition), kind=kind) for run in _runs]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_value(run_ids: tuple, _y, _t, _scores, cost: float, econ_key: tuple, _econ):
+    profits = {n: targeting.profit_curve(_y, _t, s, cost_per_treatment=cost, max_points=500,
+                                         **_econ) for n, s in _scores.items()}
+    return profits, targeting.targeting_summary(_y, _t, _scores, cost_per_treatment=cost, **_econ)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_deciles(run_id: str, _y, _t, _score):
+    return (targeting.uplift_by_decile(_y, _t, _score),
+            targeting.treatment_balance_along_ranking(_t, _score))
+
+
 st.title("Compare runs")
 data = common.current_data()
 common.dataset_caption(data)
@@ -48,8 +66,8 @@ if not chosen:
 with common.guard("Comparing the runs"):
     selected = [runs[name] for name in chosen]
     index, y, t, scores = test_scores(selected)
-    bands = {name: compare.band(split_curves(runs[name], definition), kind=band_kind)
-             for name in chosen}
+    ids = tuple(runs[name].config.run_id() for name in chosen)
+    bands = dict(zip(chosen, cached_bands(ids, selected, definition, band_kind)))
     fig = band_figure(bands, definition=definition, cutoff=cutoff)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"), key="cmp_fig")
 
@@ -75,18 +93,15 @@ with common.guard("Comparing the runs"):
                                disabled=value_col != "fixed value per response")
     econ = (dict(value_per_response=per_resp) if value_col == "fixed value per response"
             else dict(value=data.extra[value_col][index]))
-    profits = {n: targeting.profit_curve(y, t, s, cost_per_treatment=cost, max_points=500, **econ)
-               for n, s in scores.items()}
+    profits, summary = cached_value(ids, y, t, scores, cost, (value_col, per_resp), econ)
     profit_fig = profit_figure(profits)
     st.plotly_chart(profit_fig, width="stretch", key="cmp_profit")
-    summary = targeting.targeting_summary(y, t, scores, cost_per_treatment=cost, **econ)
     st.dataframe(summary, width="stretch", key="cmp_summary")
 
     st.subheader("Uplift by decile")
     which = st.selectbox("Run", chosen, key="cmp_decile_run")
-    deciles = targeting.uplift_by_decile(y, t, scores[which])
+    deciles, balance = cached_deciles(runs[which].config.run_id(), y, t, scores[which])
     st.plotly_chart(decile_figure(deciles, title=which), width="stretch", key="cmp_deciles")
-    balance = targeting.treatment_balance_along_ranking(t, scores[which])
     (st.warning if balance["imbalanced"].any() else st.success)(
         "Treatment share along the ranking: " + ("some deciles differ from the overall share — "
         "the model may have learnt the assignment." if balance["imbalanced"].any() else
@@ -94,19 +109,20 @@ with common.guard("Comparing the runs"):
 
     st.subheader("Export")
     e1, e2, e3 = st.columns(3)
-    e1.download_button("Scores of this run (CSV)", safe_csv_bytes(scores_frame(runs[which])),
-                       "uprank_scores.csv", "text/csv", key="cmp_dl_scores")
+    e1.download_button("Scores of this run (CSV)", lambda: safe_csv_bytes(
+        scores_frame(runs[which])), "uprank_scores.csv", "text/csv", key="cmp_dl_scores",
+        on_click="ignore")
     model_path = runs[which].model_path(0)
     if model_path is not None:
-        e2.download_button("Model file (LightGBM text / JSON)", model_path.read_bytes(),
-                           model_path.name, key="cmp_dl_model")
-    report = html_report(f"UpRank comparison — {data.name}", generated_at=datetime.now(
-        timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), sections=[
-        ("Curves", fig), ("AUUC", table), ("Definition sensitivity", ranks),
-        ("Targeting value", profit_fig), ("Best depth", summary),
-        ("Run configurations", {n: runs[n].config.to_dict() for n in chosen})])
-    e3.download_button("Report (one HTML file)", report.encode("utf-8"), "uprank_report.html",
-                       "text/html", key="cmp_dl_report")
+        e2.download_button("Model file (LightGBM text / JSON)", model_path.read_bytes,
+                           model_path.name, key="cmp_dl_model", on_click="ignore")
+    sections = [("Curves", fig), ("AUUC", table), ("Definition sensitivity", ranks),
+                ("Targeting value", profit_fig), ("Best depth", summary),
+                ("Run configurations", {n: runs[n].config.to_dict() for n in chosen})]
+    e3.download_button("Report (one HTML file)", lambda: html_report(
+        f"UpRank comparison — {data.name}", sections=sections, generated_at=datetime.now(
+            timezone.utc).strftime("%Y-%m-%d %H:%M UTC")).encode("utf-8"),
+        "uprank_report.html", "text/html", key="cmp_dl_report", on_click="ignore")
     common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl")
-    st.download_button("AUUC table (CSV)", safe_csv_bytes(table, index=True), "uprank_auuc.csv",
-                       "text/csv", key="cmp_dl_auuc")
+    st.download_button("AUUC table (CSV)", lambda: safe_csv_bytes(table, index=True),
+                       "uprank_auuc.csv", "text/csv", key="cmp_dl_auuc", on_click="ignore")
