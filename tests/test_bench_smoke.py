@@ -1,0 +1,108 @@
+"""Smoke tests: the benchmark scripts in bench/ still run end to end (tiny data, 5 trees).
+
+They check that the scripts work, not their numbers: speed and accuracy live in bench/.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def paper_tables():
+    return _load("paper_tables")
+
+
+@pytest.fixture(scope="module")
+def letor():
+    return _load("letor")
+
+
+def test_paired_splits_are_stratified_disjoint_and_reproducible(paper_tables, rng):
+    y = (rng.random(1000) < 0.2).astype(np.int8)
+    t = (rng.random(1000) < 0.5).astype(np.int8)
+    splits = paper_tables.paired_splits(y, t, reps=3, seed=7)
+    assert len(splits) == 3
+    for train, test in splits:
+        assert np.intersect1d(train, test).size == 0
+        assert np.union1d(train, test).size == 1000
+        assert test.size == 300
+        for cell in range(4):  # (t, y) shares kept within a row of rounding
+            share = np.mean((2 * t + y)[test] == cell)
+            assert abs(share - np.mean(2 * t + y == cell)) < 0.01
+    again = paper_tables.paired_splits(y, t, reps=3, seed=7)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
+    assert not np.array_equal(splits[0][1], splits[1][1])
+
+
+def test_every_table_row_has_a_paper_value(paper_tables):
+    for number in ("6", "8", "9", "11"):
+        table = paper_tables.row_table(number)
+        for dataset in paper_tables.DATASETS:
+            for row in table.rows:
+                assert row.paper_key in table.paper[dataset], (number, dataset, row.label)
+    for half in paper_tables.PAPER_T10.values():
+        for dataset in paper_tables.DATASETS:
+            assert set(half[dataset]) == set(paper_tables.TABLE10_K)
+    specs = paper_tables.specs_for(paper_tables.TABLES, quick=False)
+    assert len({s.key for s in specs}) == len(specs)  # shared models are fitted once
+
+
+def test_paired_p_handles_identical_and_single_repetition(paper_tables):
+    a = np.array([0.03, 0.031, 0.029])
+    assert paper_tables.paired_p(a, a) == "identical"
+    assert paper_tables.paired_p(a[:1], a[:1] + 1) == "n/a"
+    assert paper_tables.paired_p(a, a + np.array([0.01, 0.012, 0.011])) != "n/a"
+
+
+def test_paper_tables_runs_every_table(paper_tables, shared_data, tmp_path):
+    out = tmp_path / "tables.md"
+    text = paper_tables.main([
+        "--reps", "2", "--trees", "5", "--forest-trees", "3", "--max-rows", "300",
+        "--tables", "6,8,9,10,11", "--datasets", "hillstrom", "--data-dir", str(shared_data),
+        "--out", str(out),
+    ])
+    assert out.read_text(encoding="utf-8") == text
+    for number in ("6", "8", "9", "10", "11"):
+        assert f"### Table {number} " in text
+    assert paper_tables.CAVEAT in text
+    assert "0.03055" in text  # the paper's Hillstrom PCG value sits beside ours
+    assert "nan" not in text
+
+
+def test_paper_tables_information_quick_subset(paper_tables, shared_data):
+    text = paper_tables.main([
+        "--quick", "--reps", "2", "--trees", "5", "--forest-trees", "3", "--max-rows", "300",
+        "--datasets", "information", "--data-dir", str(shared_data),
+    ])
+    assert "### Table 11 " in text and "### Table 6 " in text
+    assert "LambdaMART-MAP" not in text  # quick mode leaves the slow MAP out
+    assert "0.02610 (+)" in text
+
+
+def test_letor_runs(letor, shared_data):
+    if not (shared_data / letor.FOLD).is_dir():
+        pytest.skip("MQ2008 fold 1 is not in ../shared/data")
+    text = letor.main(["--trees", "5", "--max-queries", "20", "--data-dir", str(shared_data)])
+    for label in ("LambdaMART-AUC", "LambdaMART-MAUC", "LambdaMART-NDCG",
+                  "Linear pairwise AUC"):
+        assert label in text
+    assert "0.734" in text and "0.458" in text
+    assert "P@10" in text and "nan" not in text
+    split = letor.load_split(shared_data / letor.FOLD / "test.txt.gz", max_queries=5)
+    assert split.n_queries == 5 and split.X.shape[1] == letor.N_FEATURES
