@@ -16,6 +16,7 @@ navigation = st.navigation(
         "Evaluate": [
             st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:"),
             st.Page("pages/definitions.py", title="Definitions", icon=":material/compare:"),
+            st.Page("pages/interleaving.py", title="Interleaving", icon=":material/shuffle:"),
         ],
     }
 )

@@ -1,4 +1,4 @@
-"""Interleaving: A/B tests against causal interleaving in simulated online experiments (Sato 2021)."""
+"""Interleaving: A/B tests against causal interleaving in simulated experiments (Sato 2021)."""
 
 import streamlit as st
 
@@ -10,13 +10,10 @@ from pages import interleaving_view as view
 from pages.interleaving_charts import bias_figure, false_judgment_figure
 
 st.title("Interleaving: online evaluation of causal effects")
-st.markdown(
-    "Sato (2021) compares two rankers A and B by the difference of their average causal "
-    "effects τA − τB. Each simulated experiment draws users from a world with both potential "
-    "outcomes and estimates it with an A/B test (AB-total, AB-list) or an interleaved list "
-    "(EPI-RCT, CBI-RCT, CBI-IPS): the bias table is the paper's Table 2, the false-judgment "
-    "curve its Figure 1."
-)
+st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
+            "average causal effects. Simulated experiments estimate it with an A/B test (AB-total, "
+            "AB-list) or an interleaved list (EPI-RCT, CBI-RCT, CBI-IPS): the paper's Table 2 "
+            "(bias) and Figure 1 (false judgments against the number of users).")
 source = st.radio("World", [view.PRESET, view.DATASET], horizontal=True, key="il_source",
                   format_func={view.PRESET: "Preset world",
                                view.DATASET: "Built from the current dataset"}.get)
@@ -69,27 +66,18 @@ if st.button("Run simulation", type="primary", key="il_run", disabled=config is 
         job.cancel()
     job = st.session_state["il_job"] = view.submit(config, data, scores)
     job.wait(0.5)  # a cached config (or bad settings) answers at once
-if job is not None and job.running:
-    st.button("Cancel", key="il_cancel", on_click=job.cancel, icon=":material/cancel:")
-    view.watch(job)
-elif job is not None and job.state == "failed":
-    st.error(job.error, icon=":material/error:")
-elif job is not None and job.state == "cancelled":
-    st.info("Simulation cancelled; nothing was stored.")
-elif job is not None and job.state == "done":
-    st.session_state["il_last"] = (job.config, job.result)
-
+if job is not None and (done := view.show_job(job)):
+    st.session_state["il_last"] = (job.config, done)
 if "il_last" not in st.session_state:
     st.info("Choose the settings and press **Run simulation**.")
     st.stop()
 cfg, res = st.session_state["il_last"]
 if cfg != config:
     st.caption(":material/history: Results of the last run; the settings have changed since.")
-m = st.columns(4)
-m[0].metric("True τA − τB", f"{res.truth:+.4f}")
-m[1].metric("Users in the world", f"{res.users:,}")
-m[2].metric("Repetitions", f"{cfg.n_reps:,}")
-m[3].metric("Run time", f"{res.seconds:.1f} s")
+for col, (label, value) in zip(st.columns(4), [
+        ("True τA − τB", f"{res.truth:+.4f}"), ("Users in the world", f"{res.users:,}"),
+        ("Repetitions", f"{cfg.n_reps:,}"), ("Run time", f"{res.seconds:.1f} s")]):
+    col.metric(label, value)
 
 st.subheader("World (Table 1)")
 st.caption("Realised outcomes: all items, and the items on each ranker's lists (mean τ of a "
@@ -101,7 +89,7 @@ counts = sorted(res.bias["n_users"].unique())
 at = st.selectbox("At users", counts, counts.index(view.TABLE2_USERS)
                   if view.TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n")
 table = res.bias[res.bias["n_users"] == at].drop(columns="n_users").set_index("method")
-st.caption("Mean, sd and 95 % CI of the estimates of τA − τB; `truth_in_ci` is the paper's bold.")
+st.caption("Mean, sd and 95 % CI of the estimates of τA − τB; `truth_in_ci`: the paper's bold.")
 st.dataframe(table.style.format(precision=4), width="stretch", key="il_bias")
 st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretch",
                 config=common.plot_config("uprank_interleaving_bias"), key="il_bias_chart")
@@ -109,16 +97,22 @@ st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretc
 st.subheader("False judgments (Figure 1)")
 if res.truth == 0:
     st.warning("The two rankers have the same true effect: there is no wrong sign to judge.")
-target = st.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target") / 100
+t1, t2 = st.columns([3, 2])
+target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target") / 100
+if (paper := view.paper_target(res.curve)) and t2.toggle(
+        f"Paper's reading: AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})",
+        key="il_paper_target"):
+    target = paper[1]
 fig = false_judgment_figure(res.curve, target=target)
 st.plotly_chart(fig, width="stretch", key="il_curve_chart",
                 config=common.plot_config("uprank_interleaving_false_judgments"))
 st.subheader("Users needed")
 ref = "CBI-IPS" if "CBI-IPS" in set(res.curve["method"]) else None
 need = users_needed(res.curve, target=target, relative_to=ref)
-st.caption(f"Users each method needs for a false-judgment rate of {target:.0%} (log-interpolated "
-           "in the grid)" + (f"; ratio to {ref} (the paper: AB-total needs ~30×)." if ref else "."))
-st.dataframe(need.style.format(precision=2), width="stretch", key="il_need")
+ratio = f"; ratio to {ref} (the paper: ~30× for AB-total)" if ref else ""
+st.caption(f"Users for a false-judgment rate of {target:.1%}, log-interpolated in the grid "
+           f"(— = not reached){ratio}.")
+st.dataframe(need.style.format(precision=2, na_rep="—"), width="stretch", key="il_need")
 common.download_row(fig, res.curve, "uprank_interleaving_false_judgments", key="il_dl")
 e1, e2, e3 = st.columns(3)
 for col, frame, stem, index in ((e1, res.bias, "bias", False), (e2, need, "users_needed", True),

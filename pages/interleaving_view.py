@@ -9,7 +9,9 @@ compete for the CPU) and keeps the job in ``st.session_state``.  The worker call
 :func:`run_simulation`, a ``st.cache_data`` function keyed on the frozen :class:`SimConfig`;
 the core's ``progress`` callback (:meth:`SimJob._progress`) stores the fraction done and
 raises :class:`Cancelled` once the Cancel button has set the job's flag, which stops
-``simulate_grid`` after its current block (well under a second of work) and caches nothing.
+``simulate_grid`` after its current block of repetitions and user count (about a second of
+work at most; a dataset world's outcome models, fitted once per world, finish first) and
+caches nothing.
 The page only reads the job: a fragment re-drawn every half second shows the progress bar
 and reruns the page when the job has finished.  The worker makes no ``st`` calls, so
 nothing is recorded for cache replay, and a rerun or a change of page never interrupts it.
@@ -247,6 +249,27 @@ def watch(job: SimJob) -> None:
         st.progress(min(1.0, job.fraction), text=f"{job.text} {job.fraction:.0%}")
     else:
         st.rerun()
+
+
+def show_job(job: SimJob) -> SimResult | None:
+    """Progress and Cancel of a running job, or how it ended; its result once done."""
+    if job.running:
+        st.button("Cancel", key="il_cancel", on_click=job.cancel, icon=":material/cancel:")
+        watch(job)
+    elif job.state == "failed":
+        st.error(job.error, icon=":material/error:")
+    elif job.state == "cancelled":
+        st.info("Simulation cancelled; nothing was stored.")
+    return job.result
+
+
+def paper_target(curve: pd.DataFrame) -> tuple[int, float] | None:
+    """AB-total's false-judgment rate at the largest user count: the target at which the
+    paper reads "AB-total needs ~30x the users of CBI-IPS" (``None`` without AB-total)."""
+    ab = curve[curve["method"] == NAMES["ab_total"]].sort_values("n_users")
+    if ab.empty or not 0 < ab["false_rate"].iloc[-1] < 1:
+        return None
+    return int(ab["n_users"].iloc[-1]), float(ab["false_rate"].iloc[-1])
 
 
 PAPER_COUNTS_TEXT = ", ".join(map(str, PAPER_USER_COUNTS))

@@ -99,7 +99,8 @@ def test_definitions_page_renders_three_scenarios():
     assert len(table) == 6
 
 
-@pytest.mark.parametrize("page", ["pages/data.py", "pages/curves.py", "pages/definitions.py"])
+@pytest.mark.parametrize("page", ["pages/data.py", "pages/curves.py", "pages/definitions.py",
+                                  "pages/train.py", "pages/compare.py", "pages/interleaving.py"])
 def test_every_page_renders(page):
     run_page(page)
 

@@ -1,0 +1,167 @@
+"""AppTest tests of the Interleaving page (opened directly: it is not in app.py's navigation
+in every checkout), plus the background job behind its progress bar and Cancel button."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import datasets
+from pages import interleaving_view as view
+from pages.interleaving_charts import false_judgment_figure
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "interleaving.py")
+FIVE = ["AB-total", "AB-list", "EPI-RCT", "CBI-RCT", "CBI-IPS"]
+
+
+def texts(elements) -> str:
+    return " ".join(str(e.value) for e in elements)
+
+
+def open_page(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def run_until_done(at: AppTest, limit: float = 20.0) -> AppTest:
+    """Click Run simulation, then rerun the page (as its fragment would) until the job ends."""
+    at.button(key="il_run").click().run()
+    deadline = time.monotonic() + limit
+    while at.session_state["il_job"].running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def small(at: AppTest, counts: str = "10, 20, 50", reps: int = 200) -> AppTest:
+    at.text_input(key="il_counts").set_value(counts)
+    at.number_input(key="il_reps").set_value(reps)
+    return at
+
+
+def test_page_renders_with_paper_defaults():
+    at = open_page()
+    assert at.text_input(key="il_counts").value == view.PAPER_COUNTS_TEXT
+    assert at.multiselect(key="il_methods").value == view.DEFAULT_METHODS
+    assert "Run simulation" in texts(at.info)
+    assert not at.error
+
+
+def test_small_preset_simulation_shows_tables_and_curve():
+    at = run_until_done(small(open_page()))
+    assert not at.error
+    bias = at.dataframe[1].value
+    assert list(bias.index) == FIVE
+    assert {"mean", "sd", "ci_low", "ci_high", "truth_in_ci"} <= set(bias.columns)
+    assert (bias["n_reps"] == 200).all()
+    need = at.dataframe[2].value
+    assert list(need.index) == FIVE and "ratio" in need.columns
+    table1 = at.dataframe[0].value
+    assert list(table1.index) == ["all items", "A: causal (noise 0.5)", "B: accuracy (noise 0.5)"]
+    assert at.selectbox(key="il_bias_n").options == ["10", "20", "50"]
+    assert len(at.get("plotly_chart")) == 2
+    at.toggle(key="il_paper_target").set_value(True).run()  # target = AB-total's rate at 50
+    assert not at.exception
+    assert "AB-total's rate at 50 users" in at.toggle(key="il_paper_target").label
+    # Same settings again: served from the cache at once.
+    at.button(key="il_run").click().run()
+    assert at.session_state["il_job"].state == "done"
+
+
+def test_world_built_from_the_current_dataset():
+    data = datasets.load_dataset("world").subset(slice(0, 3000))
+    at = open_page(data=data)
+    at.radio(key="il_source").set_value(view.DATASET).run()
+    assert "oracle τ(x)" in at.selectbox(key="il_ds_a").options
+    at.selectbox(key="il_ds_a").set_value("oracle τ(x)")
+    at.selectbox(key="il_ds_b").set_value("Random ranker (seed 0)")
+    at.number_input(key="il_pool").set_value(20)
+    at = run_until_done(small(at, counts="10, 50, 100, 500"), limit=40)
+    assert "150 users" in texts(at.info) and "500" in texts(at.info)  # 3000 rows / 20
+    assert list(at.dataframe[1].value.index) == FIVE
+    assert at.metric[0].value.startswith("+")  # the oracle beats a random ranker
+
+
+def test_n_larger_than_pool_shows_error_not_exception():
+    at = open_page(data=datasets.load_dataset("world").subset(slice(0, 2000)))
+    at.radio(key="il_source").set_value(view.DATASET).run()
+    at.number_input(key="il_pool").set_value(5)
+    at.number_input(key="il_n").set_value(10)
+    at = run_until_done(small(at))
+    assert "n must be at most pool_size (5); got 10" in texts(at.error)
+
+
+@pytest.mark.parametrize("counts, message", [
+    ("10, ten", "positive whole numbers"),
+    ("5000", "at most the number of users in the world (3,000)"),
+])
+def test_bad_user_counts_show_error_and_disable_run(counts, message):
+    at = open_page()
+    at.text_input(key="il_counts").set_value(counts).run()
+    assert not at.exception
+    assert message in texts(at.error)
+    assert at.button(key="il_run").disabled
+
+
+def test_n_larger_than_the_items_of_a_preset_shows_error():
+    at = small(open_page())
+    at.number_input(key="il_n").set_value(400)
+    at = run_until_done(at)
+    assert "n must be at most the number of items (300); got 400" in texts(at.error)
+
+
+def test_cancel_stops_a_long_simulation():
+    at = open_page()
+    at.number_input(key="il_reps").set_value(50_000).run()
+    at.button(key="il_run").click().run()
+    job = at.session_state["il_job"]
+    assert job.running and at.button(key="il_cancel")
+    at.button(key="il_cancel").click().run()
+    assert job.wait(10) and job.state == "cancelled"
+    at.run()
+    assert "cancelled" in texts(at.info)
+
+
+def test_job_reports_progress_and_cancels_from_the_callback():
+    spec = view.WorldSpec(view.PRESET, "grocery", "causal", "accuracy", 10, seed=3)
+    config, dropped = view.make_config(spec, ["ab_total", "cbi_ips"], "10, 2000", 2_000, 3)
+    assert dropped == () and config.methods == ("ab_total", "cbi_ips")
+    seen = []
+    job = view.SimJob(config)
+    original = job._progress
+
+    def spy(fraction, text):
+        seen.append(fraction)
+        if fraction > 0.2:
+            job.cancel()
+        original(fraction, text)
+
+    job._progress = spy
+    job._run(None, None)
+    assert job.state == "cancelled" and job.result is None
+    assert 0 < max(seen) < 1
+
+
+def test_false_judgment_figure_has_log_axis_and_one_line_per_method():
+    curve = pd.DataFrame({"method": ["AB-total"] * 3 + ["CBI-IPS"] * 3,
+                          "n_users": [10, 100, 1000] * 2, "false_rate": [.4, .3, .2, .3, .1, 0],
+                          "se": [.01] * 6})
+    fig = false_judgment_figure(curve, target=0.05)
+    assert fig.layout.xaxis.type == "log"
+    assert [t.name for t in fig.data] == ["AB-total", "CBI-IPS"]
+    assert list(fig.layout.xaxis.tickvals) == [10, 20, 50, 100, 200, 500, 1000]
+
+
+def test_parse_counts_sorts_and_rejects_words():
+    assert view.parse_counts("100; 10 10,20") == (10, 20, 100)
+    with pytest.raises(ValueError, match="positive whole numbers.*'0'"):
+        view.parse_counts("10, 0")
