@@ -51,6 +51,7 @@ from core.metrics import (  # noqa: E402
     auc,
     mauc,
     mean_average_precision,
+    mean_average_precision_letor,
     multiclass_precision_at_k,
     ndcg,
 )
@@ -191,8 +192,7 @@ def test_metrics(split: Split, score: np.ndarray) -> dict[str, Any]:
         for avg in ("micro", "macro"):
             out[avg] = [multiclass_precision_at_k(y, score, group=q, k=k, average=avg)
                         for k in KS]
-    with_rel = split.n_queries - split.n_queries_without_relevant()
-    out["MAP (LETOR)"] = out["MAP"] * with_rel / split.n_queries
+        out["MAP (LETOR)"] = mean_average_precision_letor(y, score, group=q)
     return out
 
 

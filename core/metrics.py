@@ -64,6 +64,7 @@ __all__ = [
     "dcg_exp",
     "mauc",
     "mean_average_precision",
+    "mean_average_precision_letor",
     "multiclass_precision_at_k",
     "ndcg",
     "ndcg_exp",
@@ -196,6 +197,12 @@ def average_precision(
         ``nan`` with an :class:`~core._validation.UndefinedMetricWarning` when no query has
         a relevant row (queries without one are left out of the mean).
     """
+    vals, n_rel = _ap_per_query(y_true, score, group, k)
+    return mean_over_queries(vals, n_rel > 0, "Average precision", "no relevant row")
+
+
+def _ap_per_query(y_true: Any, score: Any, group: Any, k: int | None):
+    """AvgP of every query (0 where it has no relevant row) and its number of relevant rows."""
     y, s, codes, k = checked_lists(y_true, score, group, k)
     r = rank(y, s, codes)
     rel = (r.rel > 0).astype(np.float64)
@@ -204,8 +211,7 @@ def average_precision(
     prec = (cum - before) / r.pos
     n_rel = r.per_query(rel)
     num = r.per_query(prec * rel * r.in_top(k))
-    vals = np.divide(num, n_rel, out=np.zeros_like(num), where=n_rel > 0)
-    return mean_over_queries(vals, n_rel > 0, "Average precision", "no relevant row")
+    return np.divide(num, n_rel, out=np.zeros_like(num), where=n_rel > 0), n_rel
 
 
 def mean_average_precision(
@@ -217,6 +223,26 @@ def mean_average_precision(
     of ``group``), under the name of paper eq. 19.
     """
     return average_precision(y_true, score, group=group, k=k)
+
+
+def mean_average_precision_letor(
+    y_true: Any, score: Any, *, group: Any = None, k: int | None = None
+) -> float:
+    r"""MAP as the LETOR 4.0 evaluation tool computes it: a query without any relevant row
+    counts as :math:`\mathrm{AvgP}(q) = 0` and stays in the mean over all queries.
+
+    :func:`mean_average_precision` leaves such queries out (with a warning), because their AP
+    is undefined; LETOR's tool — and so the MAP values of papers evaluated with it, e.g.
+    Welleck (2016) on MQ2008, where a third of the test queries have no relevant document —
+    counts them as 0.  Equal to ``mean_average_precision · (#queries with a relevant row) /
+    #queries``.
+
+    References
+    ----------
+    Qin, T. & Liu, T.-Y. (2013). Introducing LETOR 4.0 datasets. arXiv:1306.2597.
+    """
+    vals, _ = _ap_per_query(y_true, score, group, k)
+    return float(vals.mean())
 
 
 # ----------------------------------------------------------------- graded relevance

@@ -637,3 +637,19 @@ def test_large_grouped_input_is_vectorised():
     rel, s, g = rng.integers(0, 3, n), rng.normal(size=n), rng.integers(0, 5000, n)
     for f in ALL_METRICS.values():
         assert np.isfinite(quiet(f, rel, s, group=g))  # one sort, no loop over 5000 queries
+
+
+def test_map_letor_counts_queries_without_relevant_rows_as_zero():
+    from core.metrics import mean_average_precision_letor
+
+    # query 0: relevant at positions 1 and 3 -> AP = (1/1 + 2/3) / 2; query 1: none -> 0
+    y = np.array([1, 0, 1, 0, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    g = np.array([0, 0, 0, 1, 1])
+    assert mean_average_precision_letor(y, s, group=g) == pytest.approx((1 + 2 / 3) / 2 / 2)
+    # with a relevant row in every query it equals the usual MAP
+    g2 = np.array([0, 0, 0, 0, 0])
+    from core.metrics import mean_average_precision
+
+    assert mean_average_precision_letor(y, s, group=g2) == pytest.approx(
+        mean_average_precision(y, s, group=g2))
