@@ -107,6 +107,35 @@ def score_values(data: ABData, name: str) -> np.ndarray:
     return np.where(np.isnan(col), -np.inf, col) if np.isnan(col).any() else col
 
 
+def trained_runs(data: ABData) -> dict:
+    """Runs trained on ``data`` (Train page), labelled for selection as rankers."""
+    from core.presets import run_label
+
+    return {f"Trained: {run_label(run.config)}": run
+            for run in runner().store.list(fingerprint=data.fingerprint())}
+
+
+def rankers_on_rows(data: ABData, names, runs: dict):
+    """The rows every chosen ranker scores, and each ranker's scores there.
+
+    Score columns cover every row; a trained run only its test rows (split 0), so with a run
+    among the rankers the data is restricted to those rows.  Two runs must share them.
+    """
+    index = None
+    for name in names:
+        if name in runs:
+            idx = runs[name].scores(0).index
+            if index is not None and not np.array_equal(idx, index):
+                raise ValueError("The two trained runs were tested on different rows (other "
+                                 "split seed or scheme): pick runs with the same evaluation.")
+            index = idx
+    if index is None:
+        return data, tuple(score_values(data, name) for name in names)
+    return data.subset(index), tuple(
+        runs[name].scores(0).score if name in runs else score_values(data, name)[index]
+        for name in names)
+
+
 @contextmanager
 def guard(what: str = "This step"):
     """Show bad input as a message and any other failure as a short notice, never a traceback."""

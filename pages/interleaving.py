@@ -33,7 +33,8 @@ if source == view.PRESET:
                           seed=int(seed))
 else:
     data = common.current_data()
-    names = common.score_names(data)
+    runs = common.trained_runs(data)
+    names = [*common.score_names(data), *runs]
     a = c1.selectbox("Ranker A (score column)", names, 0, key="il_ds_a")
     b = c2.selectbox("Ranker B (score column)", names, len(names) - 1, key="il_ds_b")
     pool = c3.number_input("Customers per pool", 2, 100_000, 20, key="il_pool")
@@ -41,8 +42,13 @@ else:
     st.caption("Outcome models fitted on the treated and on the control rows give every customer "
                "both potential outcomes; customers are dealt into pools (the *users*) and each "
                "ranker contacts the top n of a pool. Any score column works as a ranker: the "
-               "data's scores, numeric columns, a random ranker (trained models' scores later).")
-    scores = (common.score_values(data, a), common.score_values(data, b))
+               "data's scores, numeric columns, a random ranker, or a model trained on the "
+               "Train page (then the world is built from that run's test rows).")
+    scores = None
+    with common.guard("Choosing the rankers"):
+        data, scores = common.rankers_on_rows(data, (a, b), runs)
+    if scores is None:
+        st.stop()
     spec = view.WorldSpec(view.DATASET, data.fingerprint(), a, b, int(n), pool_size=int(pool),
                           scores_digest=view.scores_digest(*scores), seed=int(seed))
 

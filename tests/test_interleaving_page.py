@@ -165,3 +165,29 @@ def test_parse_counts_sorts_and_rejects_words():
     assert view.parse_counts("100; 10 10,20") == (10, 20, 100)
     with pytest.raises(ValueError, match="positive whole numbers.*'0'"):
         view.parse_counts("10, 0")
+
+
+def test_a_model_trained_on_the_train_page_is_a_ranker(tmp_path):
+    """A stored run's test-row scores become ranker A; the world uses those test rows."""
+    import os
+
+    from core.jobs import JobRunner
+    from core.presets import model_params
+    from core.runs import RunConfig, RunStore
+
+    data = datasets.load_dataset("world").subset(slice(0, 4000))
+    model = "Flipped label (Lai 2006)"
+    config = RunConfig.for_data(data, model, model_params(model))
+    with JobRunner(max_workers=1, store=RunStore(os.environ["UPRANK_RUNS_DIR"])) as runner:
+        status = runner.wait(runner.submit(config, data=data), timeout=120)
+    assert status.state == "done", status.message
+    at = open_page(data=data)
+    at.radio(key="il_source").set_value(view.DATASET).run()
+    trained = [o for o in at.selectbox(key="il_ds_a").options if o.startswith("Trained: ")]
+    assert len(trained) == 1
+    at.selectbox(key="il_ds_a").set_value(trained[0])
+    at.selectbox(key="il_ds_b").set_value("Random ranker (seed 0)")
+    at.number_input(key="il_pool").set_value(20)
+    at = run_until_done(small(at, counts="10, 30, 60"), limit=60)
+    assert at.metric[1].value == "60"  # users: 1,200 test rows (30 %) / 20 per pool
+    assert list(at.dataframe[1].value.index) == FIVE
