@@ -159,10 +159,14 @@ def download_row(fig: go.Figure, table, stem: str, key: str) -> None:
     c1.download_button("Download points (CSV)", lambda: safe_csv_bytes(table), f"{stem}.csv",
                        "text/csv", key=f"{key}_csv", icon=":material/download:",
                        on_click="ignore")
-    c2.download_button("Download figure (HTML)",
-                       lambda: fig.to_html(include_plotlyjs=True, full_html=True).encode(),
-                       f"{stem}.html", "text/html", key=f"{key}_html",
-                       icon=":material/download:", on_click="ignore")
+    figure_html_button(fig, stem, f"{key}_html", container=c2)
+
+
+def figure_html_button(fig: go.Figure, stem: str, key: str, container=st) -> None:
+    """Download button for one figure as a self-contained interactive HTML (built on click)."""
+    container.download_button("Figure (HTML)", lambda: fig.to_html(
+        include_plotlyjs=True, full_html=True).encode(), f"{stem}.html", "text/html", key=key,
+        icon=":material/download:", on_click="ignore")
 
 
 def plot_config(stem: str) -> dict:

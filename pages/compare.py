@@ -95,13 +95,18 @@ with common.guard("Comparing the runs"):
             else dict(value=data.extra[value_col][index]))
     profits, summary = cached_value(ids, y, t, scores, cost, (value_col, per_resp), econ)
     profit_fig = profit_figure(profits)
-    st.plotly_chart(profit_fig, width="stretch", key="cmp_profit")
+    st.plotly_chart(profit_fig, width="stretch", key="cmp_profit",
+                    config=common.plot_config("uprank_profit"))
+    common.figure_html_button(profit_fig, "uprank_profit", "cmp_profit_html")
     st.dataframe(summary, width="stretch", key="cmp_summary")
 
     st.subheader("Uplift by decile")
     which = st.selectbox("Run", chosen, key="cmp_decile_run")
     deciles, balance = cached_deciles(runs[which].config.run_id(), y, t, scores[which])
-    st.plotly_chart(decile_figure(deciles, title=which), width="stretch", key="cmp_deciles")
+    decile_fig = decile_figure(deciles, title=which)
+    st.plotly_chart(decile_fig, width="stretch", key="cmp_deciles",
+                    config=common.plot_config("uprank_deciles"))
+    common.figure_html_button(decile_fig, "uprank_deciles", "cmp_deciles_html")
     (st.warning if balance["imbalanced"].any() else st.success)(
         "Treatment share along the ranking: " + ("some deciles differ from the overall share — "
         "the model may have learnt the assignment." if balance["imbalanced"].any() else
