@@ -1,4 +1,7 @@
-"""Private λ-gradient kernels behind :mod:`core.objectives`.
+"""Private λ-gradient kernels behind :mod:`core.objectives`: the vectorised numpy back-end.
+
+:mod:`core._lambda_compiled` runs the same algorithms as compiled numba loops (used when
+numba is installed); both share :func:`grid`, the bins.
 
 Every kernel works on queries whose rows are **already sorted by score, descending** (slot
 ``i`` holds position ``i + 1``) and trusts its input; validation happens once, in
@@ -36,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["bin_rows", "binned_query", "exact_batch", "single_thread_blas"]
+__all__ = ["bin_rows", "binned_query", "exact_batch", "grid", "single_thread_blas"]
 
 #: Taylor order of the expansion of ρ and ρ(1−ρ) around bin-centre differences (fixed:
 #: :func:`taylor_coefficients` holds the closed forms up to second order).
@@ -191,14 +194,10 @@ def bin_rows(x: np.ndarray, bins: int) -> Bins:
     so the centre differences ``D_{αβ}`` only depend on ``grid_β − grid_α``.
     """
     n = x.size
-    span = x[0] - x[-1]
-    if not span > 0:
+    width, n_raw = grid(x, bins)
+    if width == 0:
         zero = np.zeros(n)
         return Bins(np.array([0]), np.array([n]), np.zeros(n, np.intp), np.array([0]), 0.0, zero)
-    width = span / bins
-    if width > MAX_BIN_WIDTH:
-        width = max(MAX_BIN_WIDTH, span / (bins * MAX_BIN_FACTOR))
-    n_raw = int(np.ceil(span / width))
     raw = np.minimum(((x[0] - x) / width).astype(np.intp), n_raw - 1)
     change = raw[1:] != raw[:-1]
     starts = np.concatenate(([0], np.flatnonzero(change) + 1))
@@ -206,6 +205,17 @@ def bin_rows(x: np.ndarray, bins: int) -> Bins:
     row_bin = np.concatenate(([0], np.cumsum(change)))
     delta = x - (x[0] - (raw + 0.5) * width)
     return Bins(starts, ends, row_bin, raw[starts], float(width), delta)
+
+
+def grid(x: np.ndarray, bins: int) -> tuple[float, int]:
+    """Bin width and number of grid bins for sorted scores ``x`` (width 0: all tied)."""
+    span = float(x[0] - x[-1])
+    if not span > 0:
+        return 0.0, 1
+    width = span / bins
+    if width > MAX_BIN_WIDTH:
+        width = max(MAX_BIN_WIDTH, span / (bins * MAX_BIN_FACTOR))
+    return width, int(np.ceil(span / width))
 
 
 def _side_taylor(bins: Bins, split: bool) -> list[np.ndarray]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from core import _lambda_compiled as _comp
 from core import _lambda_kernels as _kern
 from core._validation import check_choice, check_scores
 
@@ -138,6 +139,7 @@ class Plan:
         self.scale = _query_scales(metric, rel, self.gain, self.qid, sizes, self.slot_w)
         self._assign(method)
         self._order: np.ndarray | None = None
+        self._specs: list | None = None  # compiled back-end: per binned query, on first use
 
     # ---- which kernel runs each query ------------------------------------------------------
     def _assign(self, method: str) -> None:
@@ -166,6 +168,9 @@ class Plan:
             else:
                 self.exact_big.append((start, size))
         self.buckets = self._buckets(np.array(small, dtype=np.int64))
+        #: every query of an exact kernel (the compiled back-end runs them in one call)
+        self.exact_queries = np.sort(np.array(
+            small + [int(self.qid[start]) for start, _ in self.exact_big], dtype=np.intp))
 
     def _classes(self, start: int, size: int, q: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Relevance classes of one query and the class-pair factor ``K``, or None if too many.
@@ -203,6 +208,8 @@ class Plan:
     # ---- one evaluation ---------------------------------------------------------------------
     def gradients(self, scores: np.ndarray, *, warm: bool = False) -> tuple[np.ndarray, np.ndarray]:
         x = scores * self.sigma
+        if _comp.backend() == "numba":  # its bucket sort needs no warm start
+            return self._gradients_compiled(x)
         order = self._sort(x, warm)
         xs, rel_s, gain_s = x[order], self.rel[order], self.gain[order]
         if self.metric == "map":
@@ -243,6 +250,48 @@ class Plan:
             )
             lam[index[valid]], curv[index[valid]] = out[0][valid], out[1][valid]
         return lam, curv
+
+    # ---- the numba back-end ----------------------------------------------------------------
+    def _gradients_compiled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`gradients` with the compiled kernels (same results to rounding)."""
+        nb = _comp.compiled()
+        if self._specs is None:
+            split = self.metric == "map"
+            self._specs = [_comp.compiled_spec(kmat, split) for *_, kmat in self.binned]
+        order, xs = self._sort_compiled(x)
+        rel_s = None
+        if self.metric == "map":
+            rel_s = self.rel[order]
+            w_ok, w_inv = _map_weights(rel_s, self.starts, self.sizes)
+        else:
+            w_ok, w_inv = self.slot_w, None
+        lam = np.zeros(self.n)
+        curv = np.zeros(self.n)
+        for (start, size, cls, _), spec in zip(self.binned, self._specs, strict=True):
+            sl = slice(start, start + size)
+            _comp.binned_query_compiled(
+                xs[sl], cls[order[sl] - start], spec, w_ok[sl],
+                None if w_inv is None else w_inv[sl], self.bins, out=(lam[sl], curv[sl]),
+            )
+        if self.exact_queries.size:
+            qs = self.exact_queries
+            _comp.exact_compiled(
+                self.starts[qs], self.sizes[qs], self.scale[qs], xs,
+                self.rel[order] if rel_s is None else rel_s, self.gain[order], w_ok, w_inv,
+                lam, curv,
+            )
+        grad = np.empty(self.n)
+        hess = np.empty(self.n)
+        nb.scatter(order, lam, curv, self.sigma, grad, hess)
+        return grad, hess
+
+    def _sort_compiled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_sort` by a compiled bucket sort (no warm start needed), and ``x[order]``."""
+        order = np.empty(self.n, dtype=np.intp)
+        xs = np.empty(self.n)
+        _comp.compiled().sort_queries(x, self.starts, self.sizes, order, xs,
+                                       np.empty(self.n + 1, dtype=np.intp))
+        return order, xs
 
     def _sort(self, x: np.ndarray, warm: bool) -> np.ndarray:
         """Rows sorted by query, then score descending, ties by row order (stable).

@@ -74,13 +74,21 @@ the two rows and recomputing the metric (AP, or AUC by counting pairs) from scra
 
 Methods
 -------
-``"exact"`` sums all pairs of a query with dense numpy blocks, ``O(n²)`` per query (refused
-above :data:`EXACT_MAX_ROWS` rows).  ``"binned"`` is ``O(n·C + B²·C)`` for ``C`` relevance
+``"exact"`` sums all pairs of a query, ``O(n²)`` per query (refused above
+:data:`EXACT_MAX_ROWS` rows).  ``"binned"`` is ``O(n·C + B log B·C)`` for ``C`` relevance
 classes and ``B`` score bins; see :func:`core._lambda_kernels.binned_query` for the
 algorithm and :func:`lambda_gradients` for its accuracy.  ``"auto"`` uses exact up to
 :data:`AUTO_EXACT_MAX_ROWS` rows per query and binned above.  The label-dependent set-up
 (gains, position weights, per-query scales, which kernel runs which query) lives in
 :mod:`core._lambda_plan` and is computed once per objective, not once per boosting round.
+
+Both methods have two back-ends with the same results (to rounding): compiled numba loops
+(:mod:`core._lambda_compiled`; a bucket sort, two passes over the rows and FFT convolutions
+over the bins — about 2.5 ms per call on a 30,000-row query, 10× faster than numpy) and
+vectorised numpy (:mod:`core._lambda_kernels`), used when numba is not installed or the
+environment variable ``UPRANK_LAMBDA_BACKEND=numpy`` is set.  The first call in a process
+imports numba and loads its compiled code (about 1 s; about 20 s to compile once in a fresh
+checkout).
 
 References
 ----------
@@ -165,7 +173,7 @@ def lambda_gradients(
         ``"exact"``: all pairs, ``O(n²)`` per query, refused above 20,000 rows.
         ``"binned"``: ``O(n·C + B²·C)``; queries with more than 16 distinct relevance
         values (continuous relevance) fall back to exact, and raise above 20,000 rows.
-        ``"auto"``: exact up to 2,000 rows, binned above.
+        ``"auto"``: exact up to 256 rows per query, binned above.
     bins : int, default 256
         Number of equal-width score bins per query for the binned method.
     sigma : float, default 1.0
@@ -213,8 +221,9 @@ class LambdaObjective:
       ``obj(y_true, y_pred, weight, group)``.
 
     Row weights multiply each row's gradient and hessian (as LightGBM's ``lambdarank``
-    does).  The label-dependent set-up is cached between boosting rounds, and the previous
-    round's ranking warm-starts the sort.
+    does).  The label-dependent set-up is cached between boosting rounds; with the numpy
+    back-end the previous round's ranking also warm-starts the sort (the compiled back-end's
+    bucket sort needs none).
     """
 
     def __init__(self, metric: str, *, group_sizes: Any = None, k: int | float | None = None,

@@ -13,6 +13,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
+from core import _lambda_compiled
 from core.objectives import (
     EXACT_MAX_ROWS,
     METRICS,
@@ -21,6 +22,26 @@ from core.objectives import (
 )
 
 K_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
+
+try:
+    import numba  # noqa: F401
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is in requirements.txt
+    HAVE_NUMBA = False
+
+BACKENDS = [
+    pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")),
+    "numpy",
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    """Run the test with each kernel back-end: numba's compiled loops and pure numpy."""
+    monkeypatch.setattr(_lambda_compiled, "BACKEND", request.param)
+    assert _lambda_compiled.backend() == request.param
+    return request.param
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,7 +163,7 @@ def _cases():
 # correctness against the brute-force reference
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("metric", "k", "method"), list(_cases()))
-def test_matches_brute_force(queries, metric, k, method):
+def test_matches_brute_force(queries, metric, k, method, backend):
     scores, rel = queries
     grad, hess = lambda_gradients(scores, rel, SIZES, metric=metric, k=k, method=method,
                                   sigma=1.3)
@@ -154,7 +175,7 @@ def test_matches_brute_force(queries, metric, k, method):
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("method", ["exact", "binned"])
-def test_sums_signs_and_degenerate_queries(queries, metric, method):
+def test_sums_signs_and_degenerate_queries(queries, metric, method, backend):
     scores, rel = queries
     grad, hess = lambda_gradients(scores, rel, SIZES, metric=metric, method=method)
     bounds = np.cumsum([0, *SIZES])
@@ -166,7 +187,7 @@ def test_sums_signs_and_degenerate_queries(queries, metric, method):
 
 
 @pytest.mark.parametrize("metric", ["pcg", "pcg_cutoff", "dcg", "auc", "map"])
-def test_hessian_positive_wherever_a_pair_exists(rng, metric):
+def test_hessian_positive_wherever_a_pair_exists(rng, metric, backend):
     # every row has a partner of another relevance (and, for auc / map, of the other binary
     # label), and these weights are strictly monotone, so every row is in a pair with ΔM ≠ 0
     rel = np.tile([0.0, 1.0, 2.0], 14)[:40]
@@ -175,7 +196,7 @@ def test_hessian_positive_wherever_a_pair_exists(rng, metric):
     assert np.all(np.isfinite(grad))
 
 
-def test_ties_ranked_by_row_order():
+def test_ties_ranked_by_row_order(backend):
     # equal scores: row 0 holds position 1, row 1 position 2; swapping them changes PCG by
     # |1 − 0|·|2 − 1| = 1 and ρ = ½, so the more relevant row 1 gets grad −½.
     grad, hess = lambda_gradients([0.0, 0.0], [0.0, 1.0], metric="pcg")
@@ -218,7 +239,7 @@ def test_delta_auc_formula_matches_recounting(rng):
             assert recount == pytest.approx((labels[j] - labels[i]) * (j - i) / (m * n_neg))
 
 
-def test_auc_and_mauc_lambdas_use_recounted_deltas(rng):
+def test_auc_and_mauc_lambdas_use_recounted_deltas(rng, backend):
     n = 10
     scores = rng.normal(size=n)
     labels = rng.integers(0, 3, size=n).astype(float)
@@ -242,7 +263,7 @@ def test_auc_and_mauc_lambdas_use_recounted_deltas(rng):
         _close(grad, expected, 1e-12)
 
 
-def test_mauc_two_classes_equals_auc(rng):
+def test_mauc_two_classes_equals_auc(rng, backend):
     # with one relevant grade MAUC is AUC (core.metrics.mauc), so the λ's coincide
     scores, labels = rng.normal(size=30), (rng.random(30) < 0.3).astype(float)
     g_auc, h_auc = lambda_gradients(scores, labels, metric="auc")
@@ -280,7 +301,7 @@ def _uplift_labels(rng, n):
     [("pcg", "rel", None), ("pcg", "abs3", 0.3), ("pcg_cutoff", "rel", 900),
      ("ndcg", "abs3", None), ("auc", "rel", None), ("mauc", "abs3", None), ("map", "rel", None)],
 )
-def test_binned_agrees_with_exact_on_3000_rows(rng, metric, labels, k):
+def test_binned_agrees_with_exact_on_3000_rows(rng, metric, labels, k, backend):
     rel, abs3 = _uplift_labels(rng, 3000)
     y = rel if labels == "rel" else abs3
     scores = np.round(rng.normal(scale=1.5, size=3000), 3)  # spread like trained scores, ties
@@ -292,7 +313,61 @@ def test_binned_agrees_with_exact_on_3000_rows(rng, metric, labels, k):
         assert np.abs(e - b).max() <= 1e-4 * np.abs(e).max()
 
 
-def test_auto_switches_to_binned_above_threshold(rng):
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")
+@pytest.mark.parametrize("method", ["exact", "binned"])
+def test_backends_agree(rng, monkeypatch, method):
+    # same pair sums (exact) and the same bins and expansion (binned): the compiled kernel
+    # differs from numpy only by rounding, FFT convolutions, and (curvature) the own-bin δ²
+    # term that the numpy kernel drops
+    rel, abs3 = _uplift_labels(rng, 3000)
+    scores = np.round(rng.normal(scale=1.5, size=3000), 3)
+    for metric in METRICS:
+        y = abs3 if metric in ("mauc", "ndcg", "ndcg_exp", "dcg_exp") else rel
+        out = {}
+        for name in ("numba", "numpy"):
+            monkeypatch.setattr(_lambda_compiled, "BACKEND", name)
+            out[name] = lambda_gradients(scores, y, [1000, 1700, 300], metric=metric,
+                                         method=method)
+        (g_nb, h_nb), (g_np, h_np) = out["numba"], out["numpy"]
+        _close(g_nb, g_np, 1e-12 if method == "exact" else 1e-10)
+        _close(h_nb, h_np, 1e-12 if method == "exact" else 1e-5)
+
+
+def test_numpy_backend_without_numba(monkeypatch):
+    monkeypatch.setattr(_lambda_compiled, "BACKEND", "auto")
+    monkeypatch.setattr(_lambda_compiled, "_NUMBA", False)  # as if the import had failed
+    assert _lambda_compiled.backend() == "numpy"
+    grad, _ = lambda_gradients([0.0, 0.0], [0.0, 1.0], metric="pcg", method="binned")
+    np.testing.assert_allclose(grad, [0.5, -0.5])
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")
+def test_compiled_sort_matches_stable_lexsort(rng):
+    from core import _lambda_numba
+
+    n = 4000
+    cases = [
+        rng.normal(size=n),
+        np.round(rng.normal(size=n), 1),  # long runs of ties
+        np.zeros(n),  # all tied
+        np.concatenate([rng.normal(size=n - 40), 1e6 * rng.normal(size=40)]),  # outliers
+        np.exp(50 * rng.normal(size=n)),  # most rows crowded into a few buckets
+        np.sort(rng.normal(size=n)),  # reversed
+        np.where(rng.random(n) < 0.5, 0.0, 1e-300 * rng.normal(size=n)),  # tiny span
+    ]
+    for x in cases:
+        for sizes in ([n], [1, 999, 2000, 1000], [1] * 10 + [n - 10]):
+            sizes = np.array(sizes)
+            starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            order, xs = np.empty(n, dtype=np.intp), np.empty(n)
+            _lambda_numba.sort_queries(x, starts, sizes, order, xs,
+                                       np.empty(n + 1, dtype=np.intp))
+            expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
+            np.testing.assert_array_equal(order, expected)
+            np.testing.assert_array_equal(xs, x[expected])
+
+
+def test_auto_switches_to_binned_above_threshold(rng, backend):
     from core.objectives import AUTO_EXACT_MAX_ROWS
 
     small, large = AUTO_EXACT_MAX_ROWS, AUTO_EXACT_MAX_ROWS + 1
@@ -305,7 +380,7 @@ def test_auto_switches_to_binned_above_threshold(rng):
     np.testing.assert_array_equal(auto[0][:small], exact_small[0])  # at the threshold: exact
 
 
-def test_continuous_relevance_falls_back_to_exact(rng):
+def test_continuous_relevance_falls_back_to_exact(rng, backend):
     rel = rng.normal(size=300)  # 300 distinct values: too many classes for the binned kernel
     scores = rng.normal(size=300)
     a = lambda_gradients(scores, rel, metric="dcg", method="binned")
@@ -313,7 +388,7 @@ def test_continuous_relevance_falls_back_to_exact(rng):
     np.testing.assert_array_equal(a[0], b[0])
 
 
-def test_wide_score_range_stays_accurate(rng):
+def test_wide_score_range_stays_accurate(rng, backend):
     rel, abs3 = _uplift_labels(rng, 2000)
     scores = rng.normal(scale=40.0, size=2000)  # bins narrowed to width 0.1 (up to 4·bins)
     e = lambda_gradients(scores, abs3, metric="pcg", method="exact")[0]
@@ -367,7 +442,7 @@ def test_lightgbm_sklearn_api_with_groups_and_weights(rng):
     np.testing.assert_allclose(hess, ref_hess * weight)
 
 
-def test_objective_warm_start_matches_fresh_computation(rng):
+def test_objective_warm_start_matches_fresh_computation(rng, backend):
     rel, _ = _uplift_labels(rng, 2500)
     obj = lightgbm_objective("auc")
     preds = np.round(rng.normal(size=2500), 2)
