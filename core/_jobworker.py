@@ -112,6 +112,7 @@ def worker_main() -> None:
         import core.curves  # noqa: F401
         import core.datasets  # noqa: F401
         import core.models  # noqa: F401
+    _warm_lambda_kernels()
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -120,6 +121,21 @@ def worker_main() -> None:
             if p not in sys.path:
                 sys.path.append(p)
         replies.write(json.dumps(run_job(msg)) + "\n")
+
+
+def _warm_lambda_kernels() -> None:
+    """Load (or, in a fresh checkout, compile: ~20 s once) the λ-objective's compiled kernels
+    now, while the worker waits for its first job, instead of inside the first training run."""
+    try:
+        import numpy as np
+
+        from core.objectives import lambda_gradients
+
+        for method in ("binned", "exact"):
+            lambda_gradients(np.linspace(0, 1, 300), np.tile([1.0, 0.0, -1.0], 100), [300],
+                             metric="pcg", method=method)
+    except Exception:  # noqa: BLE001 - a warm-up must never stop the worker
+        pass
 
 
 class JobCancelled(Exception):
