@@ -74,32 +74,19 @@ def tie_run_ends(sorted_score: np.ndarray) -> np.ndarray:
 
 
 class TieRuns:
-    """Where a ranking has ties: for every count ``k`` strictly inside a run of equal scores,
-    the run's ends ``lo < k < hi`` (counts at run ends need no interpolation).
+    """Where a ranking's runs of tied scores end: cumulative counts ``0 = e_0 < ... < e_r = n``.
 
-    Built once per ranking and reused for every accumulated column.
+    Built once per ranking and reused for every accumulated column: inside a run the
+    expected cumulative sum is the straight line between its values at the run's ends.
     """
 
-    __slots__ = ("k", "lo", "hi", "frac")
+    __slots__ = ("ends", "positions", "any")
 
     def __init__(self, sorted_score: np.ndarray):
         ends = tie_run_ends(sorted_score)
-        lengths = np.diff(ends)
-        tied = lengths > 1
-        starts, lens = ends[:-1][tied], lengths[tied]
-        inner = lens - 1  # counts strictly inside each tied run
-        total = int(inner.sum())
-        run_of = np.repeat(np.arange(starts.shape[0]), inner)
-        first = np.repeat(np.cumsum(inner) - inner, inner)
-        step = np.arange(total) - first + 1  # 1..len-1 inside each run
-        self.k = starts[run_of] + step
-        self.lo = starts[run_of]
-        self.hi = self.lo + lens[run_of]
-        self.frac = step / lens[run_of]
-
-    @property
-    def any(self) -> bool:
-        return self.k.shape[0] > 0
+        self.any = ends.shape[0] < sorted_score.shape[0] + 1  # some run has 2+ rows
+        self.ends = ends
+        self.positions = ends.astype(np.float64)
 
 
 def cumulative(sorted_values: np.ndarray, runs: TieRuns | None) -> np.ndarray:
@@ -123,6 +110,6 @@ def cumulative(sorted_values: np.ndarray, runs: TieRuns | None) -> np.ndarray:
     out[0] = 0.0
     np.cumsum(sorted_values, dtype=np.float64, out=out[1:])
     if runs is not None and runs.any:
-        lo = out[runs.lo]
-        out[runs.k] = lo + runs.frac * (out[runs.hi] - lo)
+        # linear interpolation between the run ends (np.interp: one pass, no index arrays)
+        return np.interp(np.arange(n + 1, dtype=np.float64), runs.positions, out[runs.ends])
     return out
