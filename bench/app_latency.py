@@ -1,6 +1,6 @@
 """Benchmark: server time of a Compare-page rerun after a widget change, and first render.
 
-Run:  .venv/bin/python bench/app_latency.py [--repeats 15] [--dataset hillstrom|world]
+Run:  .venv/bin/python -m bench.app_latency [--repeats 15] [--dataset hillstrom|world]
 
 Set-up: two runs trained on Hillstrom (womens vs No E-Mail, visit; quick preset:
 LambdaMART-PCG and Flipped label, one 70/30 split) in a fresh run store, through the same
@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("UPRANK_RUNS_DIR", tempfile.mkdtemp(prefix="uprank_bench_runs_"))
 
 FIRST_RENDER = """
@@ -36,11 +35,11 @@ print(time.perf_counter() - t0)
 
 
 def train_two(dataset: str, options: dict):
-    from core.datasets import load_dataset
-    from core.jobs import JobRunner
+    from core.data.datasets import load_dataset
     from core.models import MODELS
-    from core.presets import LAMBDAMART, model_params
-    from core.runs import RunConfig, RunStore
+    from core.runs.jobs import JobRunner
+    from core.runs.presets import LAMBDAMART, model_params
+    from core.runs.store import RunConfig, RunStore
 
     data = load_dataset(dataset, **options)
     runner = JobRunner(max_workers=1, store=RunStore(os.environ["UPRANK_RUNS_DIR"]))

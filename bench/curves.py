@@ -1,6 +1,6 @@
 """Benchmark: all six curve definitions + AUUC on 1M and 10M rows, beside scikit-uplift.
 
-Run:  .venv/bin/python bench/curves.py [--sizes 1000000 10000000] [--repeats 3]
+Run:  .venv/bin/python -m bench.curves [--sizes 1000000 10000000] [--repeats 3]
 
 scikit-uplift is *not* a product dependency.  It runs in its own environment
 (``bench/.venv-sklift``, created on first use with ``python3.11 -m venv`` + ``pip install
@@ -23,9 +23,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from core.curves import DEFINITIONS, UpliftCurves  # noqa: E402
+from core.evaluation.curves import DEFINITIONS, UpliftCurves
 
 SKLIFT_ENV = ROOT / "bench" / ".venv-sklift"
 

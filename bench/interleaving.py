@@ -1,13 +1,13 @@
 """Benchmark: Sato (2021) Figure 1 and Table 2 on both preset worlds, beside loop versions.
 
-Run:  .venv/bin/python bench/interleaving.py [--quick] [--reps 10000] [--presets grocery movie]
+Run:  .venv/bin/python -m bench.interleaving [--quick] [--reps 10000] [--presets grocery movie]
                                              [--seed 0] [--no-loop]
 
-For every preset (``core.worlds.PRESETS``) the script prints, as markdown:
+For every preset (``core.interleaving.worlds.PRESETS``) the script prints, as markdown:
 
 * the Table-1-like statistics of the world and of the two rankers' top-10 lists;
 * the time of the paper's full Figure-1 grid -- 15 user counts x ``--reps`` repetitions x 5
-  methods, n = 10 -- with :func:`core.interleaving.simulate_grid` (wall and CPU seconds);
+  methods, n = 10 -- with :func:`core.interleaving.estimators.simulate_grid` (wall and CPU seconds);
 * beside it, two one-repetition-at-a-time loops timed on a slice of the grid and
   extrapolated to the full grid: (a) the public per-experiment API called once per
   repetition (``epi_lists`` / ``cbi_lists`` / ``observe`` / ``estimate_*``, vectorised over the
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -32,11 +31,11 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from core.interleaving import (
     PAPER_METHODS,
     PAPER_USER_COUNTS,
+    PRESETS,
     bias_table,
     cbi_lists,
     cbi_propensities,
@@ -47,10 +46,10 @@ from core.interleaving import (
     estimate_rct,
     false_judgment_rates,
     observe,
+    preset_comparison,
     simulate_grid,
     users_needed,
 )
-from core.worlds import PRESETS, preset_comparison
 
 NAMES = {"ab_total": "AB-total", "ab_list": "AB-list", "epi_rct": "EPI-RCT",
          "cbi_rct": "CBI-RCT", "cbi_ips": "CBI-IPS"}

@@ -2,29 +2,29 @@ r"""Benchmark: λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008, fold 1 (Welleck 
 
 Run::
 
-    nice -n 10 .venv/bin/python bench/letor.py --quick     # fixed learning rate, ~1 minute
-    .venv/bin/python bench/letor.py                        # learning rate picked on vali
+    nice -n 10 .venv/bin/python -m bench.letor --quick     # fixed learning rate, ~1 minute
+    .venv/bin/python -m bench.letor                        # learning rate picked on vali
 
-Models: :class:`~core.lambdamart.LambdaMARTRanker` boosting λ-AUC, λ-MAUC and λ-NDCG, and the
-linear pairwise baseline :class:`~core.linear_ranker.LinearPairwiseAUC` (one hinge-loss pair
+Models: :class:`~core.models.lambdamart.LambdaMARTRanker` boosting λ-AUC, λ-MAUC and λ-NDCG, and the
+linear pairwise baseline :class:`~core.models.linear_ranker.LinearPairwiseAUC` (one hinge-loss pair
 model per relevance grade, scores summed with weight = grade, as the paper's SVM-perf
 ROCArea baseline).  Every model trains on ``train.txt``; its learning rate (LambdaMART:
 {0.1, 0.25, 0.5}) or L2 strength (linear: {1e-5, 1e-4, 1e-3, 1e-2}, the analogue of SVM-perf's
 C grid) is the one with the best validation score of the metric it optimises (MAUC for the
 linear baseline, the paper's headline metric); ``--quick`` fixes them at 0.1 and 1e-4.
 Reported on ``test.txt``: AUC (grade > 0 vs 0), MAUC, MAP and micro / macro Precision@1..10
-(:mod:`core.metrics`), with the paper's MQ2008 numbers beside ours where it gives them.
+(:mod:`core.evaluation.metrics`), with the paper's MQ2008 numbers beside ours where it gives them.
 
 Read before comparing with the paper:
 
 * The paper averages five folds; this is fold 1 only.  The paper's grid also held 0.9.
 * 51 of the 156 test queries (and 132 of 471 training queries) have no relevant document.
-  AUC, MAUC and AP are undefined there; :mod:`core.metrics` leaves such queries out of the
+  AUC, MAUC and AP are undefined there; :mod:`core.evaluation.metrics` leaves such queries out of the
   mean.  The LETOR evaluation tool counts them as AP = 0, which is what the paper's MAP
   (~0.47) corresponds to, so both MAPs are printed.
 * With a single top-k for every grade, micro and macro P@k both equal binary P@k divided
   by the number of grades (2) and differ only through queries shorter than k
-  (:func:`core.metrics.multiclass_precision_at_k`).  The paper plots P@k for Yahoo! V1
+  (:func:`core.evaluation.metrics.multiclass_precision_at_k`).  The paper plots P@k for Yahoo! V1
   only (its Figure 2), so there is no MQ2008 value to compare with.
 """
 
@@ -43,11 +43,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from core.datasets import data_dir_candidates  # noqa: E402
-from core.metrics import (  # noqa: E402
+from core.data.datasets import data_dir_candidates
+from core.evaluation.metrics import (
     auc,
     mauc,
     mean_average_precision,
@@ -55,7 +53,7 @@ from core.metrics import (  # noqa: E402
     multiclass_precision_at_k,
     ndcg,
 )
-from core.models import LambdaMARTRanker, LinearPairwiseAUC  # noqa: E402
+from core.models import LambdaMARTRanker, LinearPairwiseAUC
 
 FOLD = "mq2008_fold1"
 SPLITS = ("train", "vali", "test")
@@ -92,7 +90,7 @@ class Split:
 
 def find_fold_dir(data_dir: str | Path | None = None) -> Path:
     """``<dir>/mq2008_fold1`` from ``data_dir``, else the first of
-    :func:`core.datasets.data_dir_candidates` holding it, else ``../shared/data``."""
+    :func:`core.data.datasets.data_dir_candidates` holding it, else ``../shared/data``."""
     dirs = [Path(data_dir)] if data_dir else [*data_dir_candidates(),
                                               ROOT.parent / "shared" / "data"]
     for d in dirs:
@@ -214,7 +212,7 @@ def render(fitted: Sequence[Fitted], data: dict[str, Split], *, quick: bool, tre
                       f"({d.n_queries_without_relevant()} without a relevant doc)"
                       for s, d in data.items())
     out = ["## UpRank — λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008, fold 1",
-           f"`bench/letor.py {' '.join(argv)}`",
+           f"`python -m bench.letor {' '.join(argv)}`",
            f"Data: {sizes}. {trees} trees, LightGBM threads {threads}. "
            + ("Quick mode: learning rate fixed at 0.1 (linear: alpha 1e-4)."
               if quick else "Learning rate from {0.1, 0.25, 0.5} (linear: alpha from "

@@ -1,6 +1,6 @@
 """Benchmark: LightGBM training time with UpRank's λ-objectives vs LightGBM's own lambdarank.
 
-Run:  .venv/bin/python bench/objective_speed.py [--trees 500 | --quick] [--threads 1]
+Run:  .venv/bin/python -m bench.objective_speed [--trees 500 | --quick] [--threads 1]
       [--subsample 3000] [--skip-exact] [--seed 0] [--backend auto|numba|numpy]
 
 Data: Hillstrom, "Womens E-Mail" (t = 1) vs "No E-Mail" (t = 0), outcome ``visit``; the text
@@ -16,7 +16,7 @@ times differ only by the objective:
   integer labels ≥ 0 and queries of ≤ 10,000 rows, so it gets the paper's Abs3 labels
   (TR 3, CNR 2, TNR 1, CR 0) and the joint query is cut into 3 contiguous chunks of ≤ 10,000
   rows (the training rows are in random order, so the chunks are random thirds);
-* **PCG / AUC / MAUC binned**: ``core.objectives.lightgbm_objective`` with
+* **PCG / AUC / MAUC binned**: ``core.objectives.lambdas.lightgbm_objective`` with
   ``method="binned"`` on ONE joint query of all rows: PCG with the Rel labels (1/|T|, 0,
   −1/|C|, 0), AUC with Abs1 (TR and CNR relevant, the flipped label), MAUC with Abs3;
 * on a random **subsample** (``--subsample`` rows, one query; default 3,000 because the exact
@@ -46,10 +46,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from core import _lambda_compiled  # noqa: E402
-from core.objectives import lambda_gradients, lightgbm_objective  # noqa: E402
+from core.objectives import _compiled as _lambda_compiled
+from core.objectives.lambdas import lambda_gradients, lightgbm_objective
 
 HILLSTROM = ROOT.parent / "shared" / "data" / "hillstrom.csv"
 CATEGORICAL = ["history_segment", "zip_code", "channel"]
@@ -69,12 +68,12 @@ def load(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def labels(y: np.ndarray, t: np.ndarray, which: str) -> np.ndarray:
-    """Relevance labels (SPEC §3); uses core.metrics.relevance_labels when it exists."""
+    """Relevance labels (SPEC §3); uses core.evaluation.metrics.relevance_labels when it exists."""
     try:
-        from core.metrics import relevance_labels
+        from core.evaluation.metrics import relevance_labels
 
         return relevance_labels(y, t, labels=which)
-    except ImportError:  # pragma: no cover - fallback for a checkout without core.metrics
+    except ImportError:  # pragma: no cover - fallback for a checkout without core.evaluation.metrics
         tr, tnr = (t == 1) & (y == 1), (t == 1) & (y == 0)
         cr = (t == 0) & (y == 1)
         table = {"abs1": (1, 0, 0, 1), "abs3": (3, 1, 0, 2),

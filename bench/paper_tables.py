@@ -2,9 +2,9 @@ r"""Benchmark: reproduce the AUUC tables of Devriendt et al. (2020) beside the p
 
 Run::
 
-    nice -n 10 .venv/bin/python bench/paper_tables.py --quick            # a few minutes
-    .venv/bin/python bench/paper_tables.py                                # full protocol (hours)
-    .venv/bin/python bench/paper_tables.py --tables 10 --datasets information --reps 5
+    nice -n 10 .venv/bin/python -m bench.paper_tables --quick            # a few minutes
+    .venv/bin/python -m bench.paper_tables                                # full protocol (hours)
+    .venv/bin/python -m bench.paper_tables --tables 10 --datasets information --reps 5
 
 Protocol (paper §4.1, SPEC §3): R repetitions (default 10) of a 70/30 train/test split
 stratified by (t, y); within a repetition **every model sees the same split** so results are
@@ -53,12 +53,10 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from core.curves import UpliftCurves  # noqa: E402
-from core.datasets import ABData, load_hillstrom, load_information  # noqa: E402
-from core.models import (  # noqa: E402
+from core.data.datasets import ABData, load_hillstrom, load_information
+from core.evaluation.curves import UpliftCurves
+from core.models import (
     DummyTreatment,
     FlippedLabel,
     LambdaMARTUplift,
@@ -519,7 +517,7 @@ def render(runs: Sequence[Run], tables: Sequence[str], cfg: Config, *, quick: bo
            argv: Sequence[str]) -> str:
     """The whole markdown report."""
     out = ["## UpRank — Devriendt et al. (2020) tables, reproduced",
-           f"`bench/paper_tables.py {' '.join(argv)}`",
+           f"`python -m bench.paper_tables {' '.join(argv)}`",
            f"Config: {cfg.reps} repetitions of a 70/30 split stratified by (t, y), paired "
            f"across models; {cfg.trees} trees, learning rate {cfg.learning_rate} "
            f"(paper: 500, 0.01); uplift forest {cfg.forest_trees} trees; LightGBM threads "

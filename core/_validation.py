@@ -24,6 +24,7 @@ __all__ = [
     "check_positive_int",
     "check_scores",
     "check_uplift_inputs",
+    "is_integer",
 ]
 
 
@@ -63,12 +64,17 @@ def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return v
 
 
+def is_integer(value: Any) -> bool:
+    """True for Python and NumPy integers; False for booleans, floats (even ``5.0``) and the rest."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def check_positive_int(value: Any, name: str) -> int:
     """Return ``value`` as an ``int`` >= 1 (a count: replicates, bins, grid points), else raise.
 
     Booleans and floats (even ``5.0``) are refused, as in :func:`check_cutoff`.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not is_integer(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}.")
     return int(value)
 

@@ -1,1 +1,1 @@
-"""Streamlit pages and the Streamlit-aware helpers they share (never imported by core/)."""
+"""The Streamlit pages that app.py navigates to (nothing else lives here)."""

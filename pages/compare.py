@@ -5,15 +5,15 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from core import compare, targeting
-from core.curve_tables import auuc_summary
-from core.curves import DEFINITIONS
-from core.export import safe_csv_bytes
-from core.presets import run_label
-from core.report import html_report
-from core.run_views import bands_frame, scores_frame, split_curves, test_scores
-from pages import common
-from pages.charts import band_figure, decile_figure, profit_figure
+from core.evaluation import compare, targeting
+from core.evaluation.curve_tables import auuc_summary
+from core.evaluation.curves import DEFINITIONS
+from core.runs.export import safe_csv_bytes
+from core.runs.presets import run_label
+from core.runs.report import html_report
+from core.runs.views import bands_frame, scores_frame, split_curves, test_scores
+from ui import common
+from ui.charts import band_figure, decile_figure, profit_figure
 
 CUTS = (0.1, 0.3, 0.5, 1.0)
 

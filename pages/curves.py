@@ -2,13 +2,18 @@
 
 import streamlit as st
 
-from core.curve_tables import (
-    BASELINES, PERFECT, RANDOM, auuc_summary, curves_frame, thin_frame,
+from core.evaluation.curve_tables import (
+    BASELINES,
+    PERFECT,
+    RANDOM,
+    auuc_summary,
+    curves_frame,
+    thin_frame,
 )
-from core.export import safe_csv_bytes
-from core.curves import DEFINITIONS
-from pages import common
-from pages.charts import curve_figure
+from core.evaluation.curves import DEFINITIONS
+from core.runs.export import safe_csv_bytes
+from ui import common
+from ui.charts import curve_figure
 
 CUTOFFS = (0.1, 0.3, 0.5, 1.0)
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from core import datasets, hygiene
-from pages import common
+from core.data import datasets, hygiene
+from ui import common
 
 st.title("Data")
 bench_tab, upload_tab = st.tabs(["Benchmark datasets", "Upload an A/B CSV"])

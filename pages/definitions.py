@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from core.curve_tables import compare_scenarios
-from core.datasets import make_paper_simulation
-from core.export import safe_csv_bytes
-from pages import common
-from pages.charts import definitions_grid
+from core.data.datasets import make_paper_simulation
+from core.evaluation.curve_tables import compare_scenarios
+from core.runs.export import safe_csv_bytes
+from ui import common
+from ui.charts import definitions_grid
 
 SCENARIOS = {"balanced": "|T| = |C|", "more_treated": "|T| = 9|C|", "more_control": "|C| = 9|T|"}
 

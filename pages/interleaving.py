@@ -2,12 +2,11 @@
 
 import streamlit as st
 
-from core.export import safe_csv_bytes
-from core.interleaving import METHODS, users_needed
-from core.worlds import PRESETS, RANKERS
-from pages import common
-from pages import interleaving_view as view
-from pages.interleaving_charts import bias_figure, false_judgment_figure
+from core.interleaving import METHODS, PRESETS, RANKERS, users_needed
+from core.runs.export import safe_csv_bytes
+from ui import common
+from ui import interleaving_view as view
+from ui.interleaving_charts import bias_figure, false_judgment_figure
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "

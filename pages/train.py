@@ -2,13 +2,19 @@
 
 import streamlit as st
 
-from core.metrics import LABEL_SETS
+from core.evaluation.metrics import LABEL_SETS
 from core.models import MODELS
-from core.presets import (
-    LAMBDAMART, LAMBDAMART_METRICS, PRESETS, QUERIES, model_params, run_label, run_table,
+from core.runs.presets import (
+    LAMBDAMART,
+    LAMBDAMART_METRICS,
+    PRESETS,
+    QUERIES,
+    model_params,
+    run_label,
+    run_table,
 )
-from core.runs import RunConfig
-from pages import common
+from core.runs.store import RunConfig
+from ui import common
 
 st.title("Train models")
 data = common.current_data()

@@ -1,4 +1,4 @@
-"""core.compare: the fast bootstrap against a brute-force loop on the same resamples,
+"""core.evaluation.compare: the fast bootstrap against a brute-force loop on the same resamples,
 interval coverage in a simulated world, paired verdicts, definition flips and bands."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from core._validation import UndefinedMetricWarning
-from core.compare import (
+from core.evaluation.compare import (
     BootstrapResult,
     _stratified_counts,
     band,
     bootstrap_auuc,
     definition_ranks,
 )
-from core.curves import DEFINITIONS, auuc
+from core.evaluation.curves import DEFINITIONS, auuc
 
 
 def small_case(seed=3, n=40):

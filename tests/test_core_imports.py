@@ -26,10 +26,13 @@ def test_no_streamlit_import_statement_in_core():
 
 
 def test_core_imports_with_streamlit_blocked():
-    modules = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
+    modules = sorted(
+        ".".join(p.relative_to(CORE.parent).with_suffix("").parts).removesuffix(".__init__")
+        for p in CORE.rglob("*.py")
+    )
     code = (
         "import sys; sys.modules['streamlit'] = None\n"
-        + "".join(f"import core.{m}\n" for m in modules)
+        + "".join(f"import {m}\n" for m in modules)
         + "print('ok')"
     )
     out = subprocess.run(

@@ -1,12 +1,12 @@
-"""core.curve_tables: the tidy tables pages plot and export agree with core.curves."""
+"""core.evaluation.curve_tables: the tidy tables pages plot and export agree with core.evaluation.curves."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core import curves
-from core.curve_tables import PERFECT, RANDOM, auuc_summary, curves_frame, thin
+from core.evaluation import curves
+from core.evaluation.curve_tables import PERFECT, RANDOM, auuc_summary, curves_frame, thin
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_bad_score_column_is_named(data):
 
 
 def test_thin_frame_thins_each_ranker(data):
-    from core.curve_tables import thin_frame
+    from core.evaluation.curve_tables import thin_frame
 
     y, t, scores = data
     df = curves_frame(y, t, scores, definition="uplift_joint_rel")
@@ -82,7 +82,7 @@ def test_thin_frame_thins_each_ranker(data):
 
 
 def test_compare_scenarios_table_and_swing(rng):
-    from core.curve_tables import compare_scenarios
+    from core.evaluation.curve_tables import compare_scenarios
 
     cases = {}
     for name, share in (("balanced", 0.5), ("more treated", 0.9)):

@@ -1,4 +1,4 @@
-"""Tests of core.curves against the paper's Table 1, brute-force loops and formulas."""
+"""Tests of core.evaluation.curves against the paper's Table 1, brute-force loops and formulas."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from core import curves
 from core._validation import UndefinedMetricWarning
-from core.curves import DEFINITIONS, UpliftCurves, auuc, uplift_curve
+from core.evaluation import curves
+from core.evaluation.curves import DEFINITIONS, UpliftCurves, auuc, uplift_curve
 
 LINEAR = ("uplift_joint_rel", "uplift_sep_rel", "uplift_sep_abs", "qini_sep_abs")
 

@@ -1,4 +1,4 @@
-"""Tests for core.datasets: the CSV reader, the data directory, the loaders, the generators.
+"""Tests for core.data.datasets: the CSV reader, the data directory, the loaders, the generators.
 
 Expected values are written by hand from the tiny CSVs below, or copied from
 ../shared/data/SOURCES.md (Hillstrom and Information counts), or derived from the
@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from core import datafiles
-from core.datasets import (
+from core.data import datafiles
+from core.data.datasets import (
     DATASETS,
     REGISTRY,
     ABData,
@@ -359,7 +359,7 @@ def test_fingerprint_is_content_based_and_stable_across_processes():
     assert len({fp, renamed.fingerprint(), changed_x.fingerprint(), flipped_t.fingerprint(),
                 flipped_y.fingerprint()}) == 5
     assert ABData(w.X, w.y, w.t, name="other").fingerprint() == fp  # name is not content
-    code = ("from core.datasets import make_uplift_world;"
+    code = ("from core.data.datasets import make_uplift_world;"
             "print(make_uplift_world(500, random_state=7).fingerprint())")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONHASHSEED": "123"}, check=True)
@@ -699,7 +699,7 @@ def test_text_file_object_with_wrong_encoding(tmp_path):
 def test_arm_codes_lists_each_arm_once_most_frequent_first():
     import pandas as pd
 
-    from core.datasets import arm_codes
+    from core.data.datasets import arm_codes
 
     col = pd.Series([" Mens E-Mail", "No E-Mail", "mens e-mail", "Womens", "No E-Mail", None,
                      "No E-Mail"])

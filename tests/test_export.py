@@ -1,4 +1,4 @@
-"""core.export: CSV cells a spreadsheet would execute are neutralised, numbers untouched."""
+"""core.runs.export: CSV cells a spreadsheet would execute are neutralised, numbers untouched."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 
-from core.export import neutralise, safe_csv_bytes
+from core.runs.export import neutralise, safe_csv_bytes
 
 
 def test_formula_cells_are_prefixed_and_numbers_kept():

@@ -1,4 +1,4 @@
-"""Tests for core.hygiene: sample ratio mismatch and covariate balance.
+"""Tests for core.data.hygiene: sample ratio mismatch and covariate balance.
 
 Reference values are hand formulas (Σ(O − E)²/E, the χ²₁ survival function, SMDs computed
 by hand on tiny data) — never outputs of the code under test.
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from core.hygiene import covariate_balance, srm_test
+from core.data.hygiene import covariate_balance, srm_test
 
 
 def test_srm_flags_a_55_45_split_of_10000_rows():
@@ -120,7 +120,7 @@ def test_balance_accepts_arrays_and_validates():
 
 
 def test_randomised_world_is_balanced():
-    from core.datasets import make_uplift_world
+    from core.data.datasets import make_uplift_world
 
     w = make_uplift_world(20_000, random_state=0)
     res = covariate_balance(w.X, w.t)

@@ -1,4 +1,4 @@
-"""Tests for core.interleaving (Sato 2021): propensities, list designs, estimators, simulator.
+"""Tests for core.interleaving.estimators (Sato 2021): propensities, list designs, estimators, simulator.
 
 References used here never come from the code under test: propensities are checked against
 hand-derived values, exact enumeration of Algorithm 1 with fractions and Monte-Carlo runs;
@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import _interleaving_kernel as kernel
 from core._validation import UndefinedMetricWarning
 from core.interleaving import (
     METHODS,
@@ -44,6 +43,7 @@ from core.interleaving import (
     user_effects,
     users_needed,
 )
+from core.interleaving import _kernel as kernel
 
 
 # ----------------------------------------------------------------------------- references

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import datasets
-from pages import interleaving_view as view
-from pages.interleaving_charts import false_judgment_figure
+from core.data import datasets
+from ui import interleaving_view as view
+from ui.interleaving_charts import false_judgment_figure
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "interleaving.py")
 FIVE = ["AB-total", "AB-list", "EPI-RCT", "CBI-RCT", "CBI-IPS"]
@@ -171,9 +171,9 @@ def test_a_model_trained_on_the_train_page_is_a_ranker(tmp_path):
     """A stored run's test-row scores become ranker A; the world uses those test rows."""
     import os
 
-    from core.jobs import JobRunner
-    from core.presets import model_params
-    from core.runs import RunConfig, RunStore
+    from core.runs.jobs import JobRunner
+    from core.runs.presets import model_params
+    from core.runs.store import RunConfig, RunStore
 
     data = datasets.load_dataset("world").subset(slice(0, 4000))
     model = "Flipped label (Lai 2006)"

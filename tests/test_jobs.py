@@ -1,4 +1,4 @@
-"""core.jobs: background training in worker processes — queueing, dedupe, cached runs, cancel
+"""core.runs.jobs: background training in worker processes — queueing, dedupe, cached runs, cancel
 within 2 s, failure isolation, sessions, progress, restarts, and one real LightGBM model.
 
 Most tests train :class:`ToyModel`, a fake model that sleeps per "boosting round", through
@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.abdata import ABData
-from core.jobs import JobRunner
-from core.runs import RunConfig, RunStore
+from core.data.abdata import ABData
+from core.runs.jobs import JobRunner
+from core.runs.store import RunConfig, RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 60.0  # generous: a cold worker imports NumPy, pandas, scikit-learn and LightGBM
@@ -312,12 +312,12 @@ def test_progress_is_monotone_and_reaches_the_total(runner):
 
 # --------------------------------------------------------------------------- real model
 def test_a_lightgbm_model_trains_in_the_background(tmp_path):
-    from core.datasets import load_dataset
+    from core.data.datasets import load_dataset
 
     data = load_dataset("world", n=2000, random_state=0)
     c = RunConfig.for_data(data, "FlippedLabel", {"n_estimators": 15, "num_threads": 1},
                            dataset="world", options={"n": 2000, "random_state": 0}, seed=3)
-    with JobRunner(store=tmp_path) as real:  # the default factory: core.models.make_model
+    with JobRunner(store=tmp_path) as real:  # the default factory: core.models.baselines.make_model
         s = real.wait(real.submit(c, data=data, session="x"), WAIT)
         assert s.state == "done", (s, real.log(s.job_id))
         run = real.store.get(s.run_id)
@@ -344,7 +344,7 @@ def test_shutdown_stops_the_workers_and_refuses_new_jobs(tmp_path):
 
 
 def test_importing_core_jobs_does_not_import_lightgbm_or_sklearn():
-    code = ("import sys, core.jobs, core.runs; "
+    code = ("import sys, core.runs.jobs, core.runs.store; "
             "print(sorted(m for m in ('lightgbm', 'sklearn', 'streamlit') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)

@@ -1,4 +1,4 @@
-"""Tests for core.metrics / core.auc_metrics against independent references.
+"""Tests for core.evaluation.metrics / core.evaluation.auc_metrics against independent references.
 
 References: slow pure-Python versions written with explicit loops over positions and pairs,
 scikit-learn, the papers' worked examples and hand-computed values — never the code under
@@ -21,8 +21,8 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from core import metrics as M
 from core._validation import UndefinedMetricWarning
+from core.evaluation import metrics as M
 
 NAN = float("nan")
 
@@ -470,7 +470,7 @@ def test_uplift_pcg_identities_with_uplift_curves():
 
 
 def test_uplift_pcg_joint_is_n_times_auuc_of_core_curves():
-    curves = pytest.importorskip("core.curves")
+    curves = pytest.importorskip("core.evaluation.curves")
     rng = np.random.default_rng(9)
     y, t, s = rng.integers(0, 2, 200), rng.integers(0, 2, 200), rng.normal(size=200)
     for c in (0.1, 0.3, 1.0):
@@ -640,7 +640,7 @@ def test_large_grouped_input_is_vectorised():
 
 
 def test_map_letor_counts_queries_without_relevant_rows_as_zero():
-    from core.metrics import mean_average_precision_letor
+    from core.evaluation.metrics import mean_average_precision_letor
 
     # query 0: relevant at positions 1 and 3 -> AP = (1/1 + 2/3) / 2; query 1: none -> 0
     y = np.array([1, 0, 1, 0, 0])
@@ -649,7 +649,7 @@ def test_map_letor_counts_queries_without_relevant_rows_as_zero():
     assert mean_average_precision_letor(y, s, group=g) == pytest.approx((1 + 2 / 3) / 2 / 2)
     # with a relevant row in every query it equals the usual MAP
     g2 = np.array([0, 0, 0, 0, 0])
-    from core.metrics import mean_average_precision
+    from core.evaluation.metrics import mean_average_precision
 
     assert mean_average_precision_letor(y, s, group=g2) == pytest.approx(
         mean_average_precision(y, s, group=g2))

@@ -1,4 +1,4 @@
-"""Tests for core.models: uplift learners, LambdaMART rankers, the linear AUC baseline.
+"""Tests for core.models.baselines: uplift learners, LambdaMART rankers, the linear AUC baseline.
 
 Reference values are the SPEC §3 label table, hand formulas on constant features (where
 every model must predict the arms' observed response-rate difference) and the known effect
@@ -16,9 +16,10 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-import core.objectives
-from core.curves import auuc, random_auuc
-from core.metrics import auc, mauc
+import core.objectives.lambdas
+from core.data.synthetic import make_uplift_world
+from core.evaluation.curves import auuc, random_auuc
+from core.evaluation.metrics import auc, mauc
 from core.models import (
     MODELS,
     RANKERS,
@@ -34,7 +35,6 @@ from core.models import (
     make_model,
     model_from_dict,
 )
-from core.synthetic import make_uplift_world
 
 # Small, regularised trees: 60 rounds at 0.05 find the world's effect reliably in < 1 s.
 LGB = dict(n_estimators=60, learning_rate=0.05, num_leaves=4, min_child_samples=100,
@@ -175,7 +175,7 @@ def test_dummy_treatment_interacts_numeric_columns_only(fitted, train):
 # --------------------------------------------------------------------------- queries, labels
 def _record_objective(monkeypatch):
     seen = []
-    real = core.objectives.lightgbm_objective
+    real = core.objectives.lambdas.lightgbm_objective
 
     def recording(*args, **kwargs):
         objective = real(*args, **kwargs)
@@ -185,7 +185,7 @@ def _record_objective(monkeypatch):
             return objective(preds, train_data)
         return wrapped
 
-    monkeypatch.setattr(core.objectives, "lightgbm_objective", recording)
+    monkeypatch.setattr(core.objectives.lambdas, "lightgbm_objective", recording)
     return seen
 
 

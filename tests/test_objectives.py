@@ -1,4 +1,4 @@
-"""Tests for core.objectives: λ-gradients against a brute-force swap-and-recompute reference.
+"""Tests for core.objectives.lambdas: λ-gradients against a brute-force swap-and-recompute reference.
 
 The reference below never uses the engine's ΔM formulas: for every pair it swaps the two rows'
 positions in the ranking and recomputes the metric from scratch (counting pairs for AUC and
@@ -13,8 +13,8 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from core import _lambda_compiled
-from core.objectives import (
+from core.objectives import _compiled as _lambda_compiled
+from core.objectives.lambdas import (
     EXACT_MAX_ROWS,
     METRICS,
     lambda_gradients,
@@ -78,7 +78,7 @@ def _metric_value(metric, ranked, k):
         correct = sum(lab[a] and not lab[b] for a in range(n) for b in range(a + 1, n))
         return correct / (m * (n - m))
     if metric == "mauc":
-        # core.metrics.mauc: classes are the grades > 0, weighted by their share of relevant rows
+        # core.evaluation.metrics.mauc: classes are the grades > 0, weighted by their share of relevant rows
         relevant = sum(v > 0 for v in ranked)
         total = 0.0
         for c in {v for v in ranked if v > 0}:
@@ -264,7 +264,7 @@ def test_auc_and_mauc_lambdas_use_recounted_deltas(rng, backend):
 
 
 def test_mauc_two_classes_equals_auc(rng, backend):
-    # with one relevant grade MAUC is AUC (core.metrics.mauc), so the λ's coincide
+    # with one relevant grade MAUC is AUC (core.evaluation.metrics.mauc), so the λ's coincide
     scores, labels = rng.normal(size=30), (rng.random(30) < 0.3).astype(float)
     g_auc, h_auc = lambda_gradients(scores, labels, metric="auc")
     g_mauc, h_mauc = lambda_gradients(scores, labels, metric="mauc")
@@ -273,7 +273,7 @@ def test_mauc_two_classes_equals_auc(rng, backend):
 
 
 def test_mauc_delta_matches_core_metrics_mauc_after_swap(rng):
-    from core.metrics import mauc
+    from core.evaluation.metrics import mauc
 
     scores = rng.normal(size=12)
     labels = rng.integers(0, 3, size=12).astype(float)
@@ -343,7 +343,7 @@ def test_numpy_backend_without_numba(monkeypatch):
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")
 def test_compiled_sort_matches_stable_lexsort(rng):
-    from core import _lambda_numba
+    from core.objectives import _numba as _lambda_numba
 
     n = 4000
     cases = [
@@ -368,7 +368,7 @@ def test_compiled_sort_matches_stable_lexsort(rng):
 
 
 def test_auto_switches_to_binned_above_threshold(rng, backend):
-    from core.objectives import AUTO_EXACT_MAX_ROWS
+    from core.objectives.lambdas import AUTO_EXACT_MAX_ROWS
 
     small, large = AUTO_EXACT_MAX_ROWS, AUTO_EXACT_MAX_ROWS + 1
     rel, _ = _uplift_labels(rng, small + large)

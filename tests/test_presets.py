@@ -1,11 +1,11 @@
-"""core.presets: complete, explicit parameter sets that the models accept."""
+"""core.runs.presets: complete, explicit parameter sets that the models accept."""
 
 from __future__ import annotations
 
 import pytest
 
 from core.models import MODELS, make_model
-from core.presets import LAMBDAMART, PRESETS, model_params
+from core.runs.presets import LAMBDAMART, PRESETS, model_params
 
 
 @pytest.mark.parametrize("model", list(MODELS))

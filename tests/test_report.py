@@ -1,4 +1,4 @@
-"""core.report: a self-contained HTML file with every table value, one plotly.js bundle and
+"""core.runs.report: a self-contained HTML file with every table value, one plotly.js bundle and
 every user string escaped."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from core.report import html_report
+from core.runs.report import html_report
 
 EVIL = "<script>alert(1)</script>"
 

@@ -1,4 +1,4 @@
-"""core.runs / core.splits: the frozen run config and its id, stratified splits, the run store
+"""core.runs.store / core.data.splits: the frozen run config and its id, stratified splits, the run store
 on disk (atomic writes, npz without pickle) and the no-pickle copy of uploaded data."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.abdata import ABData, DataError
-from core.runs import RunConfig, RunStore, default_runs_dir, make_splits
+from core.data.abdata import ABData, DataError
+from core.runs.store import RunConfig, RunStore, default_runs_dir, make_splits
 
 ROOT = Path(__file__).resolve().parents[1]
 FP = "ab" * 32
@@ -71,7 +71,7 @@ def test_run_id_changes_with_every_field(change):
 def test_run_id_is_the_same_in_another_process():
     c = config(params={"lr": 0.1, "n_estimators": 5, "extra": {"b": [1, 2], "a": True}},
                scheme="repeated", n_repeats=3, seed=11)
-    code = ("from core.runs import RunConfig; "
+    code = ("from core.runs.store import RunConfig; "
             f"print(RunConfig(fingerprint={FP!r}, model='toy', scheme='repeated', n_repeats=3, "
             "seed=11, params={'extra': {'a': True, 'b': [1, 2]}, 'n_estimators': 5, "
             "'lr': 0.1}).run_id())")

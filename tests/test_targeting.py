@@ -1,4 +1,4 @@
-"""core.targeting: profit curves against an explicit loop over k, decile tables against a
+"""core.evaluation.targeting: profit curves against an explicit loop over k, decile tables against a
 pandas groupby, balance tests against scipy, hand cases for the best depth."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from core._validation import UndefinedMetricWarning
-from core.targeting import (
+from core.evaluation.targeting import (
     PROFIT_COLUMNS,
     best_depth,
     profit_curve,

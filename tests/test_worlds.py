@@ -1,4 +1,4 @@
-"""Tests for core.worlds: latent-factor worlds, presets, rankers, worlds from A/B data."""
+"""Tests for core.interleaving.worlds: latent-factor worlds, presets, rankers, worlds from A/B data."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from core.interleaving import Comparison, true_difference
-from core.worlds import (
+from core.interleaving import (
     PRESETS,
     RANKERS,
+    Comparison,
     RecWorld,
     make_comparison,
     make_recommendation_world,
@@ -19,6 +19,7 @@ from core.worlds import (
     rank_lists,
     ranker_scores,
     targeting_world_from_ab,
+    true_difference,
 )
 
 

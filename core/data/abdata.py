@@ -1,0 +1,194 @@
+"""The one dataset object every part of UpRank works on: :class:`ABData`.
+
+An :class:`ABData` holds a randomised A/B test as features ``X``, a binary outcome ``y`` and a
+binary treatment flag ``t`` (both ``int8`` 0/1), plus what the analyst should know about how the
+data were read (``warnings``), ready-made ranking scores carried with the data (``scores``), the
+true individual effect when it is known (``tau``, synthetic data only) and side columns that are
+neither features nor outcome (``extra``, e.g. Hillstrom's ``spend``).
+
+Loaders and the CSV reader live in :mod:`core.data.datasets`; this module only defines the container,
+the :class:`DataError` raised for unusable input and :func:`to_csv_bytes`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_binary
+
+__all__ = ["ABData", "DataError", "to_csv_bytes"]
+
+
+class DataError(ValueError):
+    """An input file or table that cannot be used as an A/B test.
+
+    The message is written for an analyst: it names the column (or line) and says what is
+    wrong and how to fix it.  Subclass of ``ValueError`` so generic handlers still catch it.
+    """
+
+
+@dataclass
+class ABData:
+    """A randomised A/B test ready for uplift modelling.
+
+    Parameters
+    ----------
+    X : DataFrame
+        Features, one row per unit.  Numeric columns stay numeric; low-cardinality text
+        columns are pandas ``category`` columns (LightGBM uses them as categorical features
+        directly).  The index is reset to ``0..n-1``.
+    y : array of int8, 0/1
+        Outcome (1 = responded).
+    t : array of int8, 0/1
+        Treatment flag (1 = treated).
+    name : str
+        Short human label ("Hillstrom — Womens E-Mail vs No E-Mail, visit").
+    warnings : list of str
+        Plain sentences about what happened while reading: rows or columns dropped,
+        missing values kept, encoding fallbacks.
+    scores : dict of str to array of float
+        Ready-made ranking scores carried with the data (e.g. ``{"oracle τ(x)": tau}``).
+    tau : array of float or None
+        True individual treatment effect, when known (synthetic data).
+    description : str
+        Longer text with the source and citation.
+    source_columns : dict
+        Which original columns (and codes) became ``t`` and ``y``.
+    extra : dict of str to array
+        Side columns aligned with the rows, neither features nor outcome (``spend``, ``p0``...).
+    """
+
+    X: pd.DataFrame
+    y: np.ndarray
+    t: np.ndarray
+    name: str = "data"
+    warnings: list[str] = field(default_factory=list)
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+    tau: np.ndarray | None = None
+    description: str = ""
+    source_columns: dict = field(default_factory=dict)
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame; got {type(self.X).__name__}.")
+        self.y = check_binary(self.y, "y")
+        self.t = check_binary(self.t, "t")
+        n = len(self.X)
+        for label, arr in (("y", self.y), ("t", self.t)):
+            if arr.shape[0] != n:
+                raise ValueError(
+                    f"{label} must have one value per row of X ({n}); got {arr.shape[0]}."
+                )
+        if not self.X.index.equals(pd.RangeIndex(n)):
+            self.X = self.X.reset_index(drop=True)
+        self.scores = {k: np.asarray(v, dtype=np.float64) for k, v in self.scores.items()}
+        self.extra = {k: np.asarray(v) for k, v in self.extra.items()}
+        if self.tau is not None:
+            self.tau = np.asarray(self.tau, dtype=np.float64)
+        for label, arr in [*(("scores[" + repr(k) + "]", v) for k, v in self.scores.items()),
+                           *(("extra[" + repr(k) + "]", v) for k, v in self.extra.items()),
+                           *([("tau", self.tau)] if self.tau is not None else [])]:
+            if arr.shape[:1] != (n,):
+                raise ValueError(f"{label} must have length {n}; got shape {arr.shape}.")
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return int(self.y.shape[0])
+
+    @property
+    def n_treated(self) -> int:
+        """Number of treated rows (``t == 1``)."""
+        return int(self.t.sum())
+
+    @property
+    def n_control(self) -> int:
+        """Number of control rows (``t == 0``)."""
+        return self.n - self.n_treated
+
+    # ------------------------------------------------------------------ helpers
+    def fingerprint(self) -> str:
+        """SHA-256 hex digest of the data content: column names, dtypes, X values, y and t.
+
+        Stable across processes and machines (pandas' row hash uses a fixed key), so it can
+        key caches of trained runs.  ``name``, ``warnings`` and ``scores`` do not enter it.
+        """
+        h = hashlib.sha256()
+        dtypes = ["category" if isinstance(d, pd.CategoricalDtype) else d.kind
+                  for d in self.X.dtypes]
+        h.update(json.dumps([list(map(str, self.X.columns)), dtypes]).encode())
+        if self.X.shape[1]:
+            rows = pd.util.hash_pandas_object(self.X, index=False).to_numpy()
+            h.update(np.ascontiguousarray(rows, dtype="<u8").tobytes())
+        h.update(b"|y|" + self.y.astype("<i1").tobytes() + b"|t|" + self.t.astype("<i1").tobytes())
+        return h.hexdigest()
+
+    def numeric_columns(self) -> list[str]:
+        """Columns of ``X`` that can serve as ranking scores: numeric and all finite."""
+        out = []
+        for col in self.X.columns:
+            s = self.X[col]
+            if (s.dtype.kind in "biuf"
+                    and np.isfinite(s.to_numpy(dtype=np.float64, na_value=np.nan)).all()):
+                out.append(col)
+        return out
+
+    def subset(self, idx: Any) -> ABData:
+        """Rows ``idx`` (positions, a slice or a boolean mask of length ``n``) as a new object."""
+        pos = np.arange(self.n)[idx]
+        pos = np.atleast_1d(pos)
+        return ABData(
+            X=self.X.iloc[pos].reset_index(drop=True),
+            y=self.y[pos],
+            t=self.t[pos],
+            name=self.name,
+            warnings=list(self.warnings),
+            scores={k: v[pos] for k, v in self.scores.items()},
+            tau=None if self.tau is None else self.tau[pos],
+            description=self.description,
+            source_columns=dict(self.source_columns),
+            extra={k: v[pos] for k, v in self.extra.items()},
+        )
+
+    def __repr__(self) -> str:
+        return (f"ABData(name={self.name!r}, n={self.n}, treated={self.n_treated}, "
+                f"control={self.n_control}, features={list(self.X.columns)!r})")
+
+
+def to_csv_bytes(data: ABData, *, treatment: str | None = None,
+                 outcome: str | None = None) -> bytes:
+    """The features plus treatment and outcome columns as UTF-8 CSV bytes.
+
+    Used for the "download sample CSV" button; :func:`core.data.datasets.read_ab_csv` reads the
+    result back to the same features, ``y`` and ``t`` (floats are written at full precision).
+
+    Parameters
+    ----------
+    data : ABData
+    treatment, outcome : str, optional
+        Column names; default to the original names in ``data.source_columns`` or
+        ``"treatment"`` / ``"outcome"``.  A name already used by a feature gets a ``_ab`` suffix.
+    """
+    if not isinstance(data, ABData):
+        raise TypeError(f"data must be an ABData; got {type(data).__name__}.")
+    names = []
+    for given, key in ((treatment, "treatment"), (outcome, "outcome")):
+        col = given or str(data.source_columns.get(key) or key)
+        while col in data.X.columns or col in names:
+            col += "_ab"
+        names.append(col)
+    frame = data.X.copy()
+    frame[names[0]] = data.t
+    frame[names[1]] = data.y
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue().encode("utf-8")

@@ -1,0 +1,376 @@
+"""Turning a typed table into an :class:`~core.data.abdata.ABData`: the column mapping step.
+
+:func:`frame_to_abdata` codes the treatment and outcome columns to 0/1, reduces a multi-arm
+treatment to two arms, chooses the features and refuses unusable data with a
+:class:`~core.data.abdata.DataError` that names the column and the problem.  :func:`guess_columns`
+proposes a mapping from column names for the Data page.
+
+Feature choice (when ``features`` is not given)
+-----------------------------------------------
+* numeric columns are kept as numbers, except ID-like ones (integer values, all distinct, and
+  an ID-like name such as ``id`` / ``customer_id`` / ``Unnamed: 0`` or values in sorted order);
+* text columns with at most ``max_levels`` (default 20) distinct values become pandas
+  ``category`` columns, which LightGBM uses as categorical features directly (no one-hot);
+* other text columns (free text, IDs) and all-empty columns are dropped, with a warning.
+Missing feature values are kept as NaN (LightGBM routes them natively) and counted in the
+warnings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.data.abdata import ABData, DataError
+
+__all__ = ["MAX_CATEGORY_LEVELS", "frame_to_abdata", "guess_columns"]
+
+#: Text columns with at most this many distinct values become categorical features.
+MAX_CATEGORY_LEVELS = 20
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"0", "false", "no", "n", "f"}
+_TREATED_WORDS = {"treatment", "treated", "test", "exposed"}
+_CONTROL_WORDS = {"control", "holdout", "ctrl", "untreated", "not treated"}
+_ID_NAME = re.compile(r"(^|[_\s])(id|uuid|guid)$|^unnamed: \d+$|^index$|^row(_?num(ber)?)?$",
+                      re.IGNORECASE)
+
+_TREATMENT_NAMES = ["treatment", "treat", "treated", "is_treatment", "is_treated", "t", "w",
+                    "segment", "group", "arm", "variant", "exposure", "exposed", "assignment",
+                    "assigned", "condition", "offer", "promotion", "campaign"]
+_OUTCOME_NAMES = ["outcome", "y", "target", "label", "response", "responded", "visit",
+                  "visited", "conversion", "converted", "convert", "purchase", "purchased",
+                  "call", "callback", "click", "clicked", "buy", "bought"]
+
+
+# --------------------------------------------------------------------------- formatting
+def _fmt(v: Any) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _rows(k: int) -> str:
+    return f"{k:,} row{'s' if k != 1 else ''}"
+
+
+def _list_codes(counts: pd.Series, limit: int = 8) -> str:
+    parts = [f"{_fmt(k)!r} ({n:,} row{'s' if n != 1 else ''})"
+             for k, n in counts.head(limit).items()]
+    more = f", ... ({len(counts)} codes in all)" if len(counts) > limit else ""
+    return ", ".join(parts) + more
+
+
+# --------------------------------------------------------------------------- coding
+def _keys(col: pd.Series) -> tuple[pd.Series | None, pd.Series]:
+    """String key (stripped, lower case; None for a numeric column) and numeric value of
+    every cell (NaN where missing or not a number)."""
+    if col.dtype.kind in "biuf":
+        return None, col.astype("float64")
+    s = col.astype("str").str.strip().str.lower()
+    codes, uniques = pd.factorize(s)
+    num_u = pd.to_numeric(pd.Series(np.asarray(uniques, dtype=object)), errors="coerce")
+    num = np.append(num_u.to_numpy(dtype=np.float64), np.nan)[codes]
+    return s, pd.Series(num, index=col.index)
+
+
+def _or(value: Any) -> str:
+    return " or ".join(repr(v) for v in _as_codes(value))
+
+
+def _as_codes(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    return [value]
+
+
+def _match(col: pd.Series, values: Iterable[Any], param: str, column: str) -> np.ndarray:
+    skey, num = _keys(col)
+    hit = np.zeros(len(col), dtype=bool)
+    for v in values:
+        vs = _fmt(v).strip().lower()
+        try:
+            vn = float(vs)
+        except ValueError:
+            vn = np.nan
+        m = (num == vn).to_numpy(bool)
+        if skey is not None:
+            m = m | (skey == vs).fillna(False).to_numpy(bool)
+        if not m.any():
+            counts = col.value_counts()
+            raise DataError(f"{param}={v!r} matches no row of column {column!r}. "
+                            f"Its codes are: {_list_codes(counts)}.")
+        hit |= m
+    return hit
+
+
+def _counts(col: pd.Series) -> pd.Series:
+    """Row count per distinct code, most frequent first.  Text codes are stripped and grouped
+    case-insensitively (as they are matched), shown in their first spelling."""
+    vals = col.dropna()
+    if vals.dtype.kind in "biuf":
+        return vals.value_counts()
+    vals = vals.astype("str").str.strip()
+    key = vals.str.lower()
+    counts = key.value_counts()
+    spelling = dict(zip(key.to_numpy()[::-1], vals.to_numpy()[::-1], strict=True))
+    counts.index = [spelling[k] for k in counts.index]
+    return counts
+
+
+def arm_codes(col: pd.Series) -> list[Any]:
+    """Distinct codes of a treatment column, most frequent first (text stripped, grouped
+    case-insensitively as ``treatment_value``/``control_value`` match them) — what the Data page
+    offers when a column holds more than two arms."""
+    return [v.item() if hasattr(v, "item") else v for v in _counts(col).index]
+
+
+def _shown(v: Any) -> str:
+    return _fmt(v) if isinstance(v, (int, float, np.integer, np.floating)) else repr(_fmt(v))
+
+
+def _auto_binary(col: pd.Series, column: str, role: str) -> np.ndarray:
+    """0/1 as float (NaN where missing) from the common codings, or raise DataError."""
+    skey, num = _keys(col)
+    present = col.notna().to_numpy()
+    out = np.full(len(col), np.nan)
+    out[(num == 1).to_numpy(bool)] = 1.0
+    out[(num == 0).to_numpy(bool)] = 0.0
+    if skey is not None:
+        out[skey.isin(_TRUE).to_numpy(bool)] = 1.0
+        out[skey.isin(_FALSE).to_numpy(bool)] = 0.0
+    if not (present & np.isnan(out)).any():
+        return out
+    counts = _counts(col)
+    if role == "treatment":
+        if len(counts) == 2 and skey is not None:
+            words = skey.map(lambda s: 1.0 if s in _TREATED_WORDS else
+                             (0.0 if s in _CONTROL_WORDS else np.nan), na_action="ignore")
+            words = words.to_numpy(dtype=np.float64)
+            if not np.isnan(words[present]).any() and len(set(words[present])) == 2:
+                return words
+            a, b = map(_fmt, counts.index)
+            raise DataError(
+                f"Column {column!r} has two codes, {a!r} and {b!r}, and it is not clear which "
+                f"one is the treatment. Say so with treatment_value={a!r}, control_value={b!r} "
+                "(or the other way round)."
+            )
+        if len(counts) >= 3:
+            raise DataError(
+                f"Column {column!r} has {len(counts)} codes: {_list_codes(counts)}. Pick the "
+                "two arms to compare with treatment_value= and control_value=; the other rows "
+                "will be dropped."
+            )
+        raise DataError(f"Column {column!r} has only one arm: every row is "
+                        f"{_shown(counts.index[0])}. An A/B test needs treated and control rows.")
+    examples = ", ".join(_fmt(k) for k in list(counts.index)[:6])
+    raise DataError(
+        f"Column {column!r} is not a binary outcome: it holds values such as {examples} "
+        f"({len(counts):,} distinct values). The outcome must be coded 0/1, true/false or "
+        "yes/no."
+    )
+
+
+def _code_treatment(col: pd.Series, column: str, treatment_value: Any, control_value: Any,
+                    warnings: list[str]) -> np.ndarray:
+    if treatment_value is None and control_value is None:
+        return _auto_binary(col, column, "treatment")
+    present = col.notna().to_numpy()
+    if treatment_value is not None and control_value is not None:
+        t_hit = _match(col, _as_codes(treatment_value), "treatment_value", column)
+        c_hit = _match(col, _as_codes(control_value), "control_value", column)
+        if (t_hit & c_hit).any():
+            raise DataError(f"treatment_value={treatment_value!r} and control_value="
+                            f"{control_value!r} select the same rows of column {column!r}.")
+    else:
+        given, param = ((treatment_value, "treatment_value") if treatment_value is not None
+                        else (control_value, "control_value"))
+        hit = _match(col, _as_codes(given), param, column)
+        rest = present & ~hit
+        if _counts(col[rest]).size != 1:
+            raise DataError(
+                f"Column {column!r} has the codes {_list_codes(_counts(col))}. With only "
+                f"{param} given the other arm is ambiguous; give both treatment_value= and "
+                "control_value=."
+            )
+        t_hit, c_hit = (hit, rest) if param == "treatment_value" else (rest, hit)
+    out = np.full(len(col), np.nan)
+    out[t_hit] = 1.0
+    out[c_hit] = 0.0
+    other = present & ~t_hit & ~c_hit
+    if other.any():
+        warnings.append(
+            f"Dropped {_rows(int(other.sum()))} whose {column!r} is neither the treatment "
+            f"({_or(treatment_value)}) nor the control ({_or(control_value)}): "
+            f"{_list_codes(_counts(col[other]))}."
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- features
+def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, max_levels: int,
+                     warnings: list[str]) -> pd.DataFrame:
+    cols: dict[str, pd.Series] = {}
+    dropped_text, dropped_id, dropped_empty = [], [], []
+    for c in candidates:
+        s = df[c]
+        if s.isna().all() and not explicit:
+            dropped_empty.append(c)
+        elif s.dtype.kind in "biuf":
+            if isinstance(s.dtype, pd.api.extensions.ExtensionDtype):  # Int64, boolean...
+                s = s.astype("float64") if s.isna().any() else s.astype(s.dtype.numpy_dtype)
+            vals = s.dropna()
+            integral = s.dtype.kind in "iu" or bool(np.all(np.mod(vals, 1) == 0))
+            if (not explicit and len(vals) >= 20 and integral and vals.is_unique
+                    and (_ID_NAME.search(str(c)) or vals.is_monotonic_increasing)):
+                dropped_id.append(c)
+            else:
+                cols[c] = s
+        else:
+            levels = s.nunique(dropna=True)
+            if levels <= max_levels or explicit:
+                if levels > max_levels:
+                    warnings.append(f"Feature {c!r} has {levels:,} distinct text values; it is "
+                                    "used as a categorical feature but may overfit.")
+                cols[c] = s.astype(pd.CategoricalDtype(sorted(s.dropna().unique(), key=str)))
+            else:
+                dropped_text.append(f"{c!r} ({levels:,} distinct values)")
+    if dropped_id:
+        warnings.append("Dropped ID-like column(s) " + ", ".join(map(repr, dropped_id))
+                        + ": every value is a distinct integer, which says nothing about the "
+                        "effect. Name them in features= to keep them.")
+    if dropped_text:
+        warnings.append(f"Dropped text column(s) with more than {max_levels} distinct values "
+                        f"(IDs or free text): {', '.join(dropped_text)}.")
+    if dropped_empty:
+        warnings.append("Dropped empty column(s): " + ", ".join(map(repr, dropped_empty)) + ".")
+    if not cols:
+        raise DataError("No feature columns are left besides treatment and outcome"
+                        + (f" ({'; '.join(warnings[-1:])})" if warnings else "")
+                        + ". Uplift models need at least one feature.")
+    X = pd.DataFrame(cols)
+    miss = {c: int(n) for c, n in X.isna().sum().items() if n}
+    if miss:
+        warnings.append("Missing feature values are kept (LightGBM handles them): "
+                        + ", ".join(f"{c!r} {n:,}" for c, n in miss.items()) + ".")
+    return X
+
+
+# --------------------------------------------------------------------------- public
+def _missing_column(column: str, param: str, columns: Sequence[str]) -> DataError:
+    close = difflib.get_close_matches(column, list(columns), n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return DataError(f"Column {column!r} ({param}) is not in the file.{hint} Available "
+                     f"columns: {', '.join(map(str, columns))}.")
+
+
+def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
+                    features: Sequence[str] | None = None, treatment_value: Any = None,
+                    control_value: Any = None, name: str = "data",
+                    max_levels: int = MAX_CATEGORY_LEVELS, warnings: list[str] | None = None,
+                    return_rows: bool = False) -> ABData | tuple[ABData, np.ndarray]:
+    """Map the columns of a typed table (see :func:`core.data.csvio.read_frame`) to an ABData.
+
+    Parameters are those of :func:`core.data.datasets.read_ab_csv`.  ``return_rows=True`` also
+    returns the positions of the rows kept (for loaders that carry side columns).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    warnings = list(warnings or [])
+    columns = list(df.columns)
+    dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if dups:
+        raise DataError(f"Duplicate column names: {', '.join(map(repr, dups))}. Rename the "
+                        "columns so each name is unique.")
+    for col, param in ((treatment, "treatment"), (outcome, "outcome")):
+        if col not in columns:
+            raise _missing_column(col, param, columns)
+    if treatment == outcome:
+        raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
+                        "pick two different columns.")
+    if features is not None:
+        features = [features] if isinstance(features, str) else list(features)
+        unknown = [f for f in features if f not in columns]
+        if unknown:
+            raise DataError(f"Feature column(s) {', '.join(map(repr, unknown))} not in the file. "
+                            f"Available columns: {', '.join(map(str, columns))}.")
+        leak = [f for f in features if f in (treatment, outcome)]
+        if leak:
+            raise DataError(f"features must not include the treatment or outcome column "
+                            f"({', '.join(map(repr, leak))}).")
+    t = _code_treatment(df[treatment], treatment, treatment_value, control_value, warnings)
+    arms = ~np.isnan(t) | df[treatment].isna().to_numpy()
+    y = np.full(len(df), np.nan)
+    y[arms] = _auto_binary(df[outcome][arms], outcome, "outcome")
+    missing = arms & (np.isnan(t) | np.isnan(y))
+    if missing.any():
+        first = ", ".join(str(i + 1) for i in np.flatnonzero(missing)[:5])
+        more = ", ..." if missing.sum() > 5 else ""
+        warnings.append(f"Dropped {_rows(int(missing.sum()))} with a missing value in "
+                        f"{treatment!r} or {outcome!r} (data rows {first}{more}).")
+    keep = np.flatnonzero(arms & ~missing)
+    t, y = t[keep].astype(np.int8), y[keep].astype(np.int8)
+    if t.size == 0:
+        raise DataError(f"No rows are left with both {treatment!r} and {outcome!r} filled in.")
+    if (t == t[0]).all():
+        shown = _shown(_counts(df[treatment].iloc[keep]).index[0])
+        raise DataError(f"Column {treatment!r} has only one arm: every row is {shown}. "
+                        "An A/B test needs treated and control rows.")
+    for code, arm in ((1, "treated"), (0, "control")):
+        k = int((t == code).sum())
+        if k < 2:
+            raise DataError(f"Only {k} {arm} row is left; each arm needs at least 2 rows.")
+    for val, what in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
+        if (y == val).all():
+            raise DataError(f"Column {outcome!r} has {what}. Uplift needs rows with outcome 1 "
+                            "and rows with outcome 0.")
+    explicit = features is not None
+    candidates = features if explicit else [c for c in columns if c not in (treatment, outcome)]
+    X = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
+    source = {"treatment": treatment, "outcome": outcome}
+    if treatment_value is not None or control_value is not None:
+        source.update(treatment_value=treatment_value, control_value=control_value)
+    data = ABData(X=X.reset_index(drop=True), y=y, t=t, name=name, warnings=warnings,
+                  source_columns=source)
+    return (data, keep) if return_rows else data
+
+
+def _tokens(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
+    return [w for w in re.split(r"[^0-9a-zA-Z]+", spaced.lower()) if w]
+
+
+def guess_columns(df_or_columns: pd.DataFrame | Iterable[str]) -> dict[str, str | None]:
+    """Guess which columns hold the treatment and the outcome, from their names.
+
+    Exact names (case and punctuation ignored) are tried first, in a fixed order of likelihood
+    (``treatment, treat, treated, is_treatment, t, w, segment, group, arm, variant,
+    exposure...``; ``outcome, y, target, label, response, visit, conversion, converted,
+    purchase, call...``), then names containing one of those words (``treatment_flag``).
+
+    Returns
+    -------
+    dict
+        ``{"treatment": name or None, "outcome": name or None}``, two different columns.
+    """
+    cols = list(df_or_columns.columns if isinstance(df_or_columns, pd.DataFrame)
+                else df_or_columns)
+    norm = {c: "_".join(_tokens(c)) for c in cols}
+
+    def pick(candidates: list[str], taken: str | None) -> str | None:
+        for cand in candidates:
+            for c in cols:
+                if c != taken and norm[c] == cand:
+                    return c
+        for cand in (x for x in candidates if len(x) > 1):
+            for c in cols:
+                if c != taken and cand in _tokens(c):
+                    return c
+        return None
+
+    treatment = pick(_TREATMENT_NAMES, None)
+    return {"treatment": treatment, "outcome": pick(_OUTCOME_NAMES, treatment)}

@@ -1,0 +1,335 @@
+"""Reading analysts' CSV files into a typed DataFrame, with plain-language errors.
+
+:func:`read_frame` turns a path, bytes or file object into a DataFrame whose text columns are
+stripped strings (missing tokens become ``<NA>``) and whose numeric-looking columns are numbers.
+The parsing itself is pandas' (``pd.read_csv``, C engine); this module only decides how to call
+it and translates every failure into :class:`core.data.abdata.DataError`:
+
+* decoding: UTF-8 with or without BOM, UTF-16 with BOM, else Windows-1252 / Latin-1 (noted in
+  the warnings); ``.gz`` content is decompressed transparently;
+* binary content (PNG, ZIP/XLSX, PDF, NUL bytes...) and HTML pages are refused;
+* the delimiter (comma, semicolon or tab) is sniffed by counting delimiters *outside quotes*
+  on the first records and keeping the one with a non-zero, consistent count, so
+  ``"1,5";"2,3"`` is read as two semicolon-separated fields;
+* values are stripped; with a semicolon or tab delimiter a column of decimal-comma numbers
+  (``1,5``) is read as numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_positive_int
+from core.data.abdata import DataError
+
+__all__ = ["MISSING_TOKENS", "peek_csv", "read_frame", "source_name"]
+
+#: Cell values read as missing after stripping: pandas' default ``na_values`` (case-sensitive,
+#: so a level such as ``none`` stays a value while ``None`` and ``NA`` are missing).
+MISSING_TOKENS = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})
+_DELIMITERS = (",", ";", "\t")
+_DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+_MAGIC = (
+    (b"\x89PNG", "a PNG image"),
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx file is one too; save the sheet as CSV)"),
+    (b"%PDF", "a PDF document"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel/Office file (save the sheet as CSV)"),
+    (b"PAR1", "a Parquet file"),
+)
+
+
+def source_name(source: Any) -> str | None:
+    """A display name for ``source``: a path's file name, an upload's ``.name``, else None."""
+    if isinstance(source, (str, Path)):
+        return Path(source).name
+    name = getattr(source, "name", None)
+    return Path(name).name if isinstance(name, str) and name else None
+
+
+def _read_source(source: Any) -> bytes | str:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise DataError(f"File not found: {str(path)!r}.")
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"Could not read {str(path)!r}: {exc.strerror or exc}.") from None
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if hasattr(source, "read"):
+        try:
+            if getattr(source, "seekable", lambda: False)():
+                source.seek(0)
+            content = source.read()
+        except UnicodeDecodeError as exc:
+            raise DataError(f"The file could not be decoded as {exc.encoding}; open it in binary "
+                            "mode (or pass its bytes) so the encoding can be detected.") from None
+        except OSError as exc:
+            raise DataError(f"Could not read the file: {exc}.") from None
+        if isinstance(content, (bytes, bytearray, str)):
+            return content if isinstance(content, str) else bytes(content)
+    raise TypeError(
+        "source must be a path (str or Path), bytes, or a binary/text file object; "
+        f"got {type(source).__name__}."
+    )
+
+
+def _decode(raw: bytes, warnings: list[str]) -> str:
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error):
+            raise DataError("The file looks gzip-compressed but is damaged or truncated; "
+                            "decompress it and upload the CSV.") from None
+    for magic, what in _MAGIC:
+        if raw.startswith(magic):
+            raise DataError(f"This is not a CSV file: it looks like {what}.")
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise DataError("The file starts with a UTF-16 mark but cannot be decoded as "
+                            "UTF-16; save it as UTF-8 CSV.") from None
+    head = raw[:8192]
+    controls = sum(b < 32 and b not in (9, 10, 13) for b in head)
+    if b"\x00" in head or controls > max(2, len(head) // 100):
+        raise DataError("This is not a CSV file: it contains binary data (control bytes), "
+                        "not text.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    for enc in ("cp1252", "latin-1"):
+        try:
+            text = raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        warnings.append("The file is not valid UTF-8; it was read as Latin-1 (Windows-1252). "
+                        "Check accented text.")
+        return text
+    # latin-1 decodes every byte, so this is unreachable; kept as a guard.
+    raise DataError("The file could not be decoded as text.")  # pragma: no cover
+
+
+def _records(text: str, limit: int) -> list[str]:
+    """The first ``limit`` complete records of ``text`` (newlines inside quotes kept)."""
+    out, start, quoted = [], 0, False
+    for m in re.finditer(r'["\n]', text):
+        if m.group() == '"':
+            quoted = not quoted
+        elif not quoted:
+            out.append(text[start:m.start()])
+            start = m.end()
+            if len(out) >= limit:
+                return out
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _count_outside_quotes(record: str, delim: str) -> int:
+    count, quoted = 0, False
+    for ch in record:
+        if ch == '"':
+            quoted = not quoted
+        elif ch == delim and not quoted:
+            count += 1
+    return count
+
+
+def _sniff(text: str) -> str:
+    records = [r for r in _records(text, 30) if r.strip()]
+    header = records[0]
+    best, best_key = None, None
+    for d in _DELIMITERS:
+        counts = [_count_outside_quotes(r, d) for r in records]
+        if counts[0] == 0:
+            continue
+        consistent = sum(c == counts[0] for c in counts)
+        key = (consistent, counts[0])
+        if best_key is None or key > best_key:
+            best, best_key = d, key
+    if best is None:
+        shown = header.strip()[:80]
+        raise DataError(
+            "This does not look like a CSV table: the first line has no comma, semicolon or tab "
+            f"separating columns (first line: {shown!r}). An A/B test file needs at least a "
+            "treatment and an outcome column."
+        )
+    return best
+
+
+def _physical_line(text: str, record: int) -> int:
+    """Physical line (1-based) where pandas' record number ``record`` starts."""
+    outside = physical = 0
+    quoted = False
+    for m in re.finditer(r'["\n]', text):
+        if outside >= record - 1:
+            break
+        if m.group() == '"':
+            quoted = not quoted
+        else:
+            physical += 1
+            outside += not quoted
+    return physical + 1
+
+
+def _parse(text: str, sep: str, nrows: int | None) -> pd.DataFrame:
+    try:
+        return pd.read_csv(
+            io.StringIO(text), sep=sep, header=None, dtype=str, na_filter=False,
+            skipinitialspace=True, skip_blank_lines=True, engine="c", nrows=nrows,
+            quoting=csv.QUOTE_MINIMAL,
+        )
+    except pd.errors.EmptyDataError:
+        raise DataError("The file is empty: it has no header and no rows.") from None
+    except pd.errors.ParserError as exc:
+        msg = str(exc)
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", msg)
+        if m:
+            want, rec, saw = map(int, m.groups())
+            line = _physical_line(text, rec)
+            raise DataError(
+                f"Line {line} has {saw} fields but the header has {want} "
+                f"({_DELIM_NAMES[sep]}-separated). Check for a stray {_DELIM_NAMES[sep]} or an "
+                "unquoted value containing one on that line."
+            ) from None
+        if "EOF inside string" in msg:
+            m = re.search(r"row (\d+)", msg)
+            opens = _physical_line(text, int(m.group(1)) + 1) if m else None
+            where = f" (the quote opens on line {opens})" if m else ""
+            raise DataError(f"A quoted value is never closed{where}: the file ends inside "
+                            "quotes. Check for an unbalanced double quote.") from None
+        raise DataError(f"The file could not be parsed as CSV: {msg}") from None
+    except (ValueError, UnicodeError, MemoryError) as exc:
+        raise DataError(f"The file could not be parsed as CSV: {exc}") from None
+
+
+def _header(raw: pd.DataFrame, warnings: list[str]) -> list[str]:
+    names = [str(v).strip() for v in raw.iloc[0]]
+    seen: dict[str, list[int]] = {}
+    for i, nm in enumerate(names, start=1):
+        if nm:
+            seen.setdefault(nm, []).append(i)
+    dups = {k: v for k, v in seen.items() if len(v) > 1}
+    if dups:
+        parts = "; ".join(f"{k!r} (columns {', '.join(map(str, v))})" for k, v in dups.items())
+        raise DataError(f"Duplicate column names in the header: {parts}. "
+                        "Rename the columns so each name is unique.")
+    out = []
+    for i, nm in enumerate(names):
+        if not nm:
+            nm = f"Unnamed: {i}"
+            while nm in seen:
+                nm += "_"
+            warnings.append(f"Column {i + 1} has no name in the header; it is called {nm!r}.")
+        out.append(nm)
+    return out
+
+
+def _to_number(present: pd.Series) -> pd.Series:
+    """Numbers from stripped strings (NaN where not a number); fast casts first."""
+    for dtype in ("int64", "float64"):
+        try:
+            return present.astype(dtype)
+        except (ValueError, TypeError, OverflowError):
+            pass
+    return pd.to_numeric(present, errors="coerce")
+
+
+def _typed(col: pd.Series, sep: str) -> pd.Series:
+    s = col.astype("str").str.strip()
+    missing = s.isin(MISSING_TOKENS).to_numpy()
+    present = s[~missing]
+    if present.empty:
+        return pd.Series(np.nan, index=col.index, dtype="float64")
+    comma = r"[+-]?\d*,?\d+(?:[eE][+-]?\d+)?"
+    head = present.iloc[:50]
+    if (pd.to_numeric(head, errors="coerce").isna().any()
+            and (sep == "," or not head.str.fullmatch(comma).all())):
+        return s.mask(missing)  # text: cheap exit before converting every cell
+    num = _to_number(present)
+    if (num.isna().any() and sep != ","
+            and present.str.fullmatch(comma).all()):
+        num = _to_number(present.str.replace(",", ".", regex=False))
+    if num.notna().all() and num.dtype.kind in "iuf":
+        if not missing.any():
+            return pd.Series(num.to_numpy(), index=col.index)
+        out = np.full(len(s), np.nan)
+        out[~missing] = num.to_numpy(dtype=np.float64)
+        return pd.Series(out, index=col.index)
+    return s.mask(missing)
+
+
+def read_frame(source: Any, *, nrows: int | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Parse ``source`` into a typed DataFrame plus warnings about how it was read.
+
+    Parameters
+    ----------
+    source : str, Path, bytes or file object
+        A path, raw bytes, or an open binary/text file (Streamlit's ``UploadedFile`` works;
+        it is rewound first when seekable).
+    nrows : int, optional
+        Read only the header and the first ``nrows`` data rows.
+
+    Returns
+    -------
+    frame : DataFrame
+        Column names stripped; text cells stripped, :data:`MISSING_TOKENS` (``""``, ``NA``...)
+        as ``<NA>``; numeric columns as ``int64`` / ``float64``.
+    warnings : list of str
+
+    Raises
+    ------
+    DataError
+        Empty file, header only, binary or non-tabular content, ragged rows (with the line
+        number), unclosed quotes, duplicate column names.
+    """
+    warnings: list[str] = []
+    content = _read_source(source)
+    text = content if isinstance(content, str) else _decode(content, warnings)
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        raise DataError("The file is empty: it has no header and no rows.")
+    if re.match(r"\s*<(!doctype html|html|\?xml)", text[:200], re.IGNORECASE):
+        raise DataError("This is not a CSV file: it looks like an HTML/XML page "
+                        "(a download that returned a web page?).")
+    sep = _sniff(text)
+    raw = _parse(text, sep, None if nrows is None else nrows + 1)
+    names = _header(raw, warnings)
+    body = raw.iloc[1:]
+    if body.empty:
+        raise DataError("The file has a header but no data rows.")
+    frame = pd.DataFrame({nm: _typed(body.iloc[:, i], sep) for i, nm in enumerate(names)})
+    empty_unnamed = [nm for nm in names if nm.startswith("Unnamed: ") and frame[nm].isna().all()]
+    if empty_unnamed:
+        frame = frame.drop(columns=empty_unnamed)
+        warnings[:] = [w for w in warnings if not any(repr(nm) in w for nm in empty_unnamed)]
+        warnings.append(f"Dropped {len(empty_unnamed)} empty unnamed column(s) "
+                        "(a trailing delimiter on each line?).")
+    return frame.reset_index(drop=True), warnings
+
+
+def peek_csv(source: Any, *, nrows: int = 20) -> pd.DataFrame:
+    """Header and first ``nrows`` rows of a CSV, read exactly like :func:`read_frame`.
+
+    Lets the Data page show the columns before the analyst maps treatment and outcome.
+    Raises :class:`~core.data.abdata.DataError` on the same problems as the full reader.
+    """
+    check_positive_int(nrows, "nrows")
+    return read_frame(source, nrows=nrows)[0]

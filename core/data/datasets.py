@@ -1,0 +1,312 @@
+"""Datasets for UpRank: the CSV reader, the public A/B tests and the synthetic worlds.
+
+Everything the Data page and the models need comes through here:
+
+* :class:`ABData` — the one dataset object; :class:`DataError` — every unusable input;
+* :func:`read_ab_csv`, :func:`peek_csv`, :func:`guess_columns` — analysts' own files;
+* :func:`load_hillstrom`, :func:`load_information`, :func:`load_criteo_head` — public data,
+  found locally or downloaded from the publisher (:func:`fetch_data_file`);
+* :func:`make_uplift_world` (the default, offline dataset), :func:`make_paper_simulation`;
+* :data:`DATASETS` and :func:`load_dataset` — the registry the Data page lists.
+
+The implementation is split over :mod:`core.data.abdata`, :mod:`core.data.csvio`, :mod:`core.data.abmapping`,
+:mod:`core.data.datafiles` and :mod:`core.data.synthetic`; import from here.
+
+References
+----------
+Hillstrom, K. (2008). The MineThatData E-Mail Analytics And Data Mining Challenge.
+Larsen, K. (2016). Information: Data Exploration with Information Theory. R package 0.0.9.
+Devriendt, F., Van Belle, J., Guns, T., Verbeke, W. (2020). Learning to rank for uplift
+modeling. arXiv:2002.05897.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_choice
+from core.data.abdata import ABData, DataError, to_csv_bytes
+from core.data.abmapping import MAX_CATEGORY_LEVELS, arm_codes, frame_to_abdata, guess_columns
+from core.data.csvio import peek_csv, read_frame, source_name
+from core.data.datafiles import (
+    REGISTRY,
+    cache_dir,
+    data_dir_candidates,
+    fetch_data_file,
+    find_data_file,
+)
+from core.data.synthetic import make_paper_simulation, make_uplift_world
+
+__all__ = [
+    "DATASETS",
+    "MAX_CATEGORY_LEVELS",
+    "REGISTRY",
+    "ABData",
+    "DataError",
+    "DatasetSpec",
+    "arm_codes",
+    "cache_dir",
+    "data_dir_candidates",
+    "fetch_data_file",
+    "find_data_file",
+    "frame_to_abdata",
+    "guess_columns",
+    "load_criteo_head",
+    "load_dataset",
+    "load_hillstrom",
+    "load_information",
+    "make_paper_simulation",
+    "make_uplift_world",
+    "peek_csv",
+    "read_ab_csv",
+    "to_csv_bytes",
+]
+
+
+def read_ab_csv(source: Any, *, treatment: str, outcome: str,
+                features: Sequence[str] | None = None, treatment_value: Any = None,
+                control_value: Any = None, name: str | None = None,
+                max_levels: int = MAX_CATEGORY_LEVELS) -> ABData:
+    """Read an A/B test from a CSV file.
+
+    Parameters
+    ----------
+    source : str, Path, bytes or file object
+        Path, raw bytes, or an open binary/text file (Streamlit's ``UploadedFile``).
+        Comma, semicolon or tab delimited (sniffed outside quotes); UTF-8 with or without BOM,
+        else Latin-1; gzip content is decompressed; CRLF, quoted newlines and padded values
+        are fine.
+    treatment, outcome : str
+        Column names.  Both are coded 0/1 from ``0/1``, ``0.0/1.0``, ``true/false``,
+        ``yes/no`` (any case, padded); a two-code treatment ``control``/``treatment`` works too.
+    features : sequence of str, optional
+        Feature columns.  Default: every other column that is numeric (ID-like integer columns
+        excepted) or text with at most ``max_levels`` distinct values; text features become
+        pandas ``category`` columns, which LightGBM uses natively.  Dropped columns are named
+        in the warnings.
+    treatment_value, control_value : scalar or list, optional
+        Codes of the two arms in a multi-arm column (compared as stripped, case-insensitive
+        strings, or as numbers: ``2`` matches ``"2"`` and ``2.0``).  Rows of other arms are
+        dropped and counted in the warnings.  With only one given, the column must have exactly
+        one other code.
+    name : str, optional
+        Display name; default the file name.
+    max_levels : int, default 20
+        Most distinct values for a text column to be kept as a categorical feature.
+
+    Returns
+    -------
+    ABData
+        ``warnings`` lists dropped rows and columns and missing feature values (kept as NaN).
+
+    Raises
+    ------
+    DataError
+        Empty file, header only, not a CSV, ragged rows (line number), duplicate column
+        names, missing columns, treatment = outcome, one arm only, three or more treatment
+        codes without a mapping, non-binary outcome, no (or only) responders, fewer than two
+        rows in an arm, no features left.
+    """
+    frame, warnings = read_frame(source)
+    return frame_to_abdata(
+        frame, treatment=treatment, outcome=outcome, features=features,
+        treatment_value=treatment_value, control_value=control_value,
+        name=name or source_name(source) or "uploaded data", max_levels=max_levels,
+        warnings=warnings,
+    )
+
+
+# --------------------------------------------------------------------------- public files
+@functools.lru_cache(maxsize=8)
+def _parsed(path: str, mtime_ns: int, size: int) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    frame, warnings = read_frame(path)
+    return frame, tuple(warnings)
+
+
+def _frame(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """Parsed file, cached in-process on (path, mtime, size); never handed out for mutation."""
+    st = path.stat()
+    frame, warnings = _parsed(str(path), st.st_mtime_ns, st.st_size)
+    return frame.copy(deep=False), list(warnings)
+
+
+HILLSTROM_FEATURES = ["recency", "history_segment", "history", "mens", "womens", "zip_code",
+                      "newbie", "channel"]
+_HILLSTROM_ARMS = {"womens": ["Womens E-Mail"], "mens": ["Mens E-Mail"],
+                   "any": ["Womens E-Mail", "Mens E-Mail"]}
+
+
+def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
+                   data_dir: str | Path | None = None, allow_download: bool = True) -> ABData:
+    """Hillstrom's MineThatData e-mail test (64,000 customers, three arms).
+
+    Parameters
+    ----------
+    arm : {"womens", "mens", "any"}
+        Treatment: the "Womens E-Mail" arm, the "Mens E-Mail" arm, or either e-mail; control
+        is always "No E-Mail"; rows of the other arm are dropped.  ``womens`` with ``visit``
+        is the paper's setting (42,693 rows: 21,387 treated, 21,306 control).
+    outcome : {"visit", "conversion", "spend>0"}
+    data_dir : path, optional
+        Look only there (then in the download cache); default: the candidate directories.
+    allow_download : bool, default True
+
+    Returns
+    -------
+    ABData
+        Features ``recency, history_segment, history, mens, womens, zip_code, newbie, channel``
+        (the text ones as ``category``); ``extra["spend"]`` holds the dollars spent.
+
+    References
+    ----------
+    Hillstrom, K. (2008). The MineThatData E-Mail Analytics And Data Mining Challenge.
+    """
+    check_choice(arm, "arm", _HILLSTROM_ARMS)
+    check_choice(outcome, "outcome", ("visit", "conversion", "spend>0"))
+    path = fetch_data_file("hillstrom", allow_download=allow_download, data_dir=data_dir)
+    frame, warnings = _frame(path)
+    if outcome == "spend>0":
+        frame["spend>0"] = (frame["spend"] > 0).astype(np.int64)
+    data, rows = frame_to_abdata(
+        frame, treatment="segment", outcome=outcome, features=HILLSTROM_FEATURES,
+        treatment_value=_HILLSTROM_ARMS[arm], control_value="No E-Mail", warnings=warnings,
+        name=f"Hillstrom — {arm} e-mail vs no e-mail, {outcome}", return_rows=True,
+    )
+    data.extra = {"spend": frame["spend"].to_numpy(dtype=np.float64)[rows]}
+    entry = REGISTRY["hillstrom"]
+    data.description = (f"{entry['citation']} Treatment: {' or '.join(_HILLSTROM_ARMS[arm])}; "
+                        f"control: No E-Mail; outcome: {outcome}. {entry['licence']}")
+    return data
+
+
+def load_information(split: str = "train", *, data_dir: str | Path | None = None,
+                     allow_download: bool = True) -> ABData:
+    """The insurance uplift data of the R package *Information* (Larsen).
+
+    ``TREATMENT`` (offer sent) and ``PURCHASE`` (offer accepted); ``UNIQUE_ID`` is not a
+    feature (it goes to ``extra["UNIQUE_ID"]``); the other 67 columns are features.  Columns
+    are selected by name because their order differs between the two files.
+
+    Parameters
+    ----------
+    split : {"train", "valid", "both"}
+        ``both`` stacks train then valid; ``extra["split"]`` says which row came from where.
+    data_dir, allow_download : see :func:`load_hillstrom`.
+
+    References
+    ----------
+    Larsen, K. (2016). Information: Data Exploration with Information Theory. R package
+    version 0.0.9 (datasets ``train`` and ``valid``).
+    """
+    check_choice(split, "split", ("train", "valid", "both"))
+    parts, warnings = [], []
+    for part in (("train", "valid") if split == "both" else (split,)):
+        path = fetch_data_file(f"information_{part}", allow_download=allow_download,
+                               data_dir=data_dir)
+        frame, w = _frame(path)
+        warnings += w
+        parts.append(frame.assign(_split=part))
+    columns = list(parts[0].columns)
+    if len(parts) == 2 and set(parts[1].columns) != set(columns):
+        diff = sorted(set(parts[1].columns) ^ set(columns))
+        raise DataError(f"The train and valid files do not have the same columns: {diff}.")
+    frame = pd.concat([p[columns] for p in parts], ignore_index=True)
+    features = [c for c in columns if c not in ("TREATMENT", "PURCHASE", "UNIQUE_ID", "_split")]
+    data, rows = frame_to_abdata(frame, treatment="TREATMENT", outcome="PURCHASE",
+                                 features=features, warnings=warnings,
+                                 name=f"Information (insurance) — {split}", return_rows=True)
+    data.extra = {"UNIQUE_ID": frame["UNIQUE_ID"].to_numpy()[rows],
+                  "split": frame["_split"].to_numpy(dtype=object)[rows]}
+    data.description = (f"{REGISTRY['information_train']['citation']} Treatment: TREATMENT; "
+                        f"outcome: PURCHASE; split: {split}. "
+                        f"{REGISTRY['information_train']['licence']}")
+    return data
+
+
+def load_criteo_head(outcome: str = "visit", *, data_dir: str | Path | None = None) -> ABData:
+    """First 1,000 rows of the Criteo Uplift v2.1 data: a schema and parsing fixture only.
+
+    Features ``f0..f11``; ``exposure`` (a post-treatment variable) is not a feature.  Far too
+    small for evaluation (2 conversions).  No automatic download: the full file is 13.9 M rows.
+
+    References
+    ----------
+    Diemert, E., Betlei, A., Renaudin, C., Amini, M.-R. (2018). A Large Scale Benchmark for
+    Uplift Modeling. AdKDD.
+    """
+    check_choice(outcome, "outcome", ("visit", "conversion"))
+    path = fetch_data_file("criteo_head", allow_download=False, data_dir=data_dir)
+    frame, warnings = _frame(path)
+    data = frame_to_abdata(frame, treatment="treatment", outcome=outcome,
+                           features=[f"f{i}" for i in range(12)], warnings=warnings,
+                           name=f"Criteo uplift, first 1,000 rows — {outcome}")
+    data.description = (f"{REGISTRY['criteo_head']['citation']} "
+                        f"{REGISTRY['criteo_head']['licence']}")
+    return data
+
+
+# --------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One entry of :data:`DATASETS`.
+
+    ``options`` maps each option of the loader to its allowed values, the default first
+    (for select boxes); ``needs_file`` says whether a data file (local or downloaded) is read.
+    """
+
+    key: str
+    label: str
+    loader: Callable[..., ABData]
+    options: dict[str, tuple] = field(default_factory=dict)
+    needs_file: bool = False
+    description: str = ""
+
+
+#: key -> :class:`DatasetSpec`, in the order the Data page lists them ("world" is the default).
+DATASETS: dict[str, DatasetSpec] = {
+    "world": DatasetSpec(
+        "world", "Uplift world (synthetic, known effect)", make_uplift_world,
+        {"n": (20_000, 5_000, 50_000, 100_000), "random_state": (0, 1, 2, 3, 4)},
+        description="Simulated e-mail campaign with a known individual effect; works offline.",
+    ),
+    "hillstrom": DatasetSpec(
+        "hillstrom", "Hillstrom e-mail test (MineThatData, 2008)", load_hillstrom,
+        {"arm": ("womens", "mens", "any"), "outcome": ("visit", "conversion", "spend>0")},
+        needs_file=True, description="64,000 customers; the paper's benchmark (womens, visit).",
+    ),
+    "information": DatasetSpec(
+        "information", "Insurance offer (R package Information)", load_information,
+        {"split": ("train", "valid", "both")},
+        needs_file=True, description="10,000 rows per split; effect close to zero.",
+    ),
+    "paper_simulation": DatasetSpec(
+        "paper_simulation", "Paper simulation (Devriendt et al. 2020, §4.2)",
+        make_paper_simulation,
+        {"scenario": ("balanced", "more_treated", "more_control"),
+         "n": (10_000, 1_000, 100_000), "random_state": (0, 1, 2, 3, 4)},
+        description="Simulated scores for comparing curve definitions across arm sizes.",
+    ),
+}
+
+
+def load_dataset(key: str = "world", **options: Any) -> ABData:
+    """Load dataset ``key`` of :data:`DATASETS` with the loader's ``options``.
+
+    Always returns a fresh :class:`ABData` (callers may modify it).  Besides the listed
+    options, file-based loaders accept ``data_dir`` and ``allow_download``.
+    """
+    check_choice(key, "key", DATASETS)
+    spec = DATASETS[key]
+    allowed = set(spec.options) | ({"data_dir", "allow_download"} if spec.needs_file else set())
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(f"load_dataset({key!r}) options must be among "
+                         f"{', '.join(sorted(allowed))}; got {', '.join(unknown)}.")
+    return spec.loader(**options)

@@ -1,0 +1,150 @@
+"""Tidy tables of curves and AUUCs for several rankers at once (what pages plot and export).
+
+Each ranker is sorted once (:class:`core.evaluation.curves.UpliftCurves`); the random and perfect
+baselines are added as extra rows, labelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_choice, check_scores, check_uplift_inputs
+from core.evaluation.curves import DEFINITIONS, UpliftCurves, perfect_score
+
+__all__ = [
+    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "curves_frame", "thin", "thin_frame",
+]
+
+RANDOM = "Random targeting"
+PERFECT = "Perfect (oracle)"
+BASELINES = (RANDOM, PERFECT)
+
+
+def thin(m: int, max_points: int | None) -> np.ndarray:
+    """Indices of at most ``max_points`` evenly spaced points of ``0..m-1`` (ends kept)."""
+    if max_points is None or m <= max_points:
+        return np.arange(m)
+    return np.unique(np.linspace(0, m - 1, max_points).round().astype(np.int64))
+
+
+def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """At most ``max_points`` evenly spaced rows per ranker of a :func:`curves_frame` table."""
+    keep = [part.index[thin(len(part), max_points)] for _, part in frame.groupby("ranker", sort=False)]
+    return frame.loc[np.concatenate(keep)] if keep else frame
+
+
+def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines: Iterable[str]):
+    if not scores and not baselines:
+        raise ValueError("scores must name at least one ranker; got none.")
+    y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
+    out: dict[str, tuple[UpliftCurves, bool]] = {}
+    for name, s in scores.items():
+        out[str(name)] = (UpliftCurves(y, t, check_scores(s, f"scores[{name!r}]", n=len(y)),
+                                       ties=ties), False)
+    baselines = tuple(baselines)
+    for b in baselines:
+        check_choice(b, "baselines", BASELINES)
+    if RANDOM in baselines:
+        out[RANDOM] = (UpliftCurves(y, t, np.zeros(len(y)), ties="average"), True)
+    if PERFECT in baselines:
+        out[PERFECT] = (UpliftCurves(y, t, perfect_score(y, t), ties="stable"), False)
+    return out
+
+
+def curves_frame(
+    y,
+    t,
+    scores: Mapping[str, np.ndarray],
+    *,
+    definition: str,
+    ties: str = "average",
+    baselines: Iterable[str] = BASELINES,
+    max_points: int | None = None,
+) -> pd.DataFrame:
+    """Long table of curve points: one row per (ranker, point).
+
+    Columns ``ranker``, ``fraction`` (share targeted), ``targeted`` (rows targeted,
+    ``round(fraction · n)``), ``value``.  The random baseline is the straight line to
+    ``V(1)``; ``max_points`` thins each curve for plotting (AUUCs are never computed from
+    thinned points).
+    """
+    check_choice(definition, "definition", DEFINITIONS)
+    parts = []
+    for name, (c, is_random) in _curve_objects(y, t, scores, ties, baselines).items():
+        x, v = c.curve(definition)
+        if is_random:
+            v = x * v[-1]
+        keep = thin(len(x), max_points)
+        parts.append(pd.DataFrame({
+            "ranker": name,
+            "fraction": x[keep],
+            "targeted": np.rint(x[keep] * c.n).astype(np.int64),
+            "value": v[keep],
+        }))
+    return pd.concat(parts, ignore_index=True)
+
+
+def auuc_summary(
+    y,
+    t,
+    scores: Mapping[str, np.ndarray],
+    *,
+    definition: str,
+    cutoffs: Iterable[float] = (0.1, 0.3, 0.5, 1.0),
+    ties: str = "average",
+    baselines: Iterable[str] = BASELINES,
+) -> pd.DataFrame:
+    """AUUC of each ranker (rows) at each cut-off (columns ``"AUUC@10%"``, ...).
+
+    The random baseline's row is the area of its straight line with the same convention.
+    """
+    rows = {}
+    for name, (c, is_random) in _curve_objects(y, t, scores, ties, baselines).items():
+        rows[name] = {
+            f"AUUC@{cut:.0%}": (c.random_auuc(definition, cutoff=cut) if is_random
+                                else c.auuc(definition, cutoff=cut))
+            for cut in cutoffs
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def compare_scenarios(
+    cases: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    *,
+    definitions: Iterable[str] = tuple(DEFINITIONS),
+    ties: str = "average",
+    max_points: int | None = 400,
+) -> tuple[dict[str, pd.DataFrame], pd.DataFrame]:
+    """Curves and AUUCs of several ``(y, t, score)`` cases under several definitions.
+
+    Used for the paper's §4.2 view (Figs. 2–3): the same kind of ranking drawn with
+    different treatment/control splits.  Returns
+
+    * ``frames``: definition → tidy frame (columns of :func:`curves_frame` plus
+      ``scenario``), each case with its random line;
+    * ``table``: AUUC@100 % with one row per definition, one column per case, and
+      ``swing`` = (max − min) / mean |AUUC| across the cases — how much the number moves
+      when only the arm split changes.
+    """
+    definitions = tuple(definitions)
+    frames: dict[str, list[pd.DataFrame]] = {d: [] for d in definitions}
+    rows: dict[str, dict[str, float]] = {d: {} for d in definitions}
+    for scenario, (y, t, score) in cases.items():
+        objects = _curve_objects(y, t, {"ranking": score}, ties, (RANDOM,))
+        for d in definitions:
+            for name, (c, is_random) in objects.items():
+                x, v = c.curve(d)
+                if is_random:
+                    v = x * v[-1]
+                else:
+                    rows[d][scenario] = c.auuc(d)
+                keep = thin(len(x), max_points)
+                frames[d].append(pd.DataFrame({"scenario": scenario, "ranker": name,
+                                               "fraction": x[keep], "value": v[keep]}))
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    spread = table.max(axis=1) - table.min(axis=1)
+    table["swing"] = spread / table.abs().mean(axis=1)
+    return {d: pd.concat(f, ignore_index=True) for d, f in frames.items()}, table

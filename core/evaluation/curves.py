@@ -1,0 +1,478 @@
+r"""Qini and uplift curves under the six definitions of the literature, AUUC and baselines.
+
+Every function takes the fixed triple ``(y, t, score)``: binary outcome, binary treatment
+flag and the ranker's score (higher = target first).  One sort and one accumulation
+(:mod:`core.evaluation._kernel`) feed all six definitions; :class:`UpliftCurves` keeps them so a page
+can ask for every definition and cut-off without re-sorting.
+
+Notation (Devriendt, Van Belle, Guns & Verbeke 2020, §2, Table 2): ``T``/``C`` the treated
+and control rows; for the *joint* ranking of all rows, :math:`N^T(k), N^C(k)` count treated
+and control rows in the top :math:`k` and :math:`R^T(k), R^C(k)` the responders among them;
+for the *separate* rankings of ``T`` alone and ``C`` alone, :math:`R(T, k)` and
+:math:`R(C, k)` count responders in the top :math:`k` of each arm.
+
+==================== ========== =====================================================
+name                 ranking    :math:`V`
+==================== ========== =====================================================
+``qini_sep_abs``     separate   :math:`R(T,p|T|) - R(C,p|C|)\,|T|/|C|`
+``uplift_sep_abs``   separate   :math:`R(T,p|T|) - R(C,p|C|)`
+``uplift_sep_rel``   separate   :math:`R(T,p|T|)/|T| - R(C,p|C|)/|C|`
+``qini_joint_abs``   joint      :math:`R^T(k) - R^C(k)\,N^T(k)/N^C(k)`
+``uplift_joint_abs`` joint      :math:`(R^T/N^T - R^C/N^C)(k)\,(N^T + N^C)(k)`
+``uplift_joint_rel`` joint      :math:`R^T(k)/|T| - R^C(k)/|C|`
+==================== ========== =====================================================
+
+Choices the paper leaves open (SPEC §2), made here once for every function:
+
+* **Rounding** — in the separate setting :math:`p|T|` becomes the nearest row count,
+  halves rounded up: :math:`k_T = \lfloor p|T| + 1/2 \rfloor` (likewise :math:`k_C`).
+* **Undefined ratios** — at the top of a joint ranking :math:`N^C(k)` or :math:`N^T(k)` can be
+  0; ``qini_joint_abs`` and ``uplift_joint_abs`` are then defined as :math:`V(k) = 0`
+  (nothing has been targeted from that arm yet, so no incremental effect is measured).
+* **Ties** — ``ties="average"`` (the default) gives the expected curve over all orders of
+  tied rows: cumulative counts are interpolated inside each run of equal scores (their
+  hypergeometric mean), exact for the linear definitions (``uplift_joint_rel``, all three
+  separate ones) and at every run boundary for all six; for the two joint ratio definitions
+  the value inside a run is the ratio of expected counts (a plug-in approximation).
+  ``ties="stable"`` keeps tied rows in row order.  Average is the default because a stable
+  order lets the file's row order leak into the result (a constant score would show
+  "uplift" on a file sorted by treatment).
+* **Degenerate input** — no treated rows, no control rows or no responders at all: the
+  curve is undefined; an :class:`~core._validation.UndefinedMetricWarning` is issued and
+  ``nan`` returned.
+
+AUUC follows the paper's mean convention (SPEC §2): separate
+:math:`\mathrm{AUUC}@c = \frac{1}{100}\sum_{p=1}^{\lfloor 100c \rfloor} V(p/100)`, joint
+:math:`\mathrm{AUUC}@c = \frac{1}{n}\sum_{k=1}^{\lfloor cn \rfloor} V(k)` — the divisor stays
+the same at every cut-off, so AUUC@10 % is much smaller than AUUC@100 %.
+
+References
+----------
+Devriendt, F., Van Belle, J., Guns, T. & Verbeke, W. (2020). Learning to rank for uplift
+modeling. *IEEE TKDE*. arXiv:2002.05897.
+Radcliffe, N. J. (2007). Using control groups to target on predicted lift. *Direct Marketing
+Analytics Journal*, 1, 14–21.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core._validation import (
+    UndefinedMetricWarning,
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_uplift_inputs,
+)
+from core.evaluation._kernel import TIES, cumulative, cumulative_at, ranking_order, tie_runs
+
+__all__ = [
+    "DEFINITIONS",
+    "Definition",
+    "UpliftCurves",
+    "auuc",
+    "auuc_above_random",
+    "auuc_table",
+    "perfect_auuc",
+    "perfect_curve",
+    "perfect_score",
+    "random_auuc",
+    "random_curve",
+    "uplift_curve",
+]
+
+SEPARATE_POINTS = 100  # the paper's grid p = 1/100, ..., 100/100
+
+
+@dataclass(frozen=True)
+class Definition:
+    """Metadata of one curve definition (for tables, legends and the formula on screen)."""
+
+    name: str
+    setting: str  # "joint" or "separate"
+    kind: str  # "qini" or "uplift"
+    units: str  # "absolute" or "relative"
+    formula: str  # LaTeX
+    summary: str = field(default="")
+
+
+DEFINITIONS: dict[str, Definition] = {
+    d.name: d
+    for d in (
+        Definition(
+            "uplift_joint_rel", "joint", "uplift", "relative",
+            r"V(k) = \frac{R^T(D,k)}{|T|} - \frac{R^C(D,k)}{|C|}",
+            "Response-rate difference; Qini and uplift coincide. Robust to the arm split.",
+        ),
+        Definition(
+            "qini_joint_abs", "joint", "qini", "absolute",
+            r"V(k) = R^T(D,k) - R^C(D,k)\,\frac{N^T(D,k)}{N^C(D,k)}",
+            "Incremental responders, control scaled to the treated count in the top k.",
+        ),
+        Definition(
+            "uplift_joint_abs", "joint", "uplift", "absolute",
+            r"V(k) = \left(\frac{R^T}{N^T} - \frac{R^C}{N^C}\right)(D,k)\,(N^T + N^C)(D,k)",
+            "Rate difference in the top k times the number targeted.",
+        ),
+        Definition(
+            "uplift_sep_rel", "separate", "uplift", "relative",
+            r"V(p) = \frac{R(T,p|T|)}{|T|} - \frac{R(C,p|C|)}{|C|}",
+            "Each arm ranked alone; response-rate difference. Robust to the arm split.",
+        ),
+        Definition(
+            "uplift_sep_abs", "separate", "uplift", "absolute",
+            r"V(p) = R(T,p|T|) - R(C,p|C|)",
+            "Each arm ranked alone; raw responder difference (swings with the split).",
+        ),
+        Definition(
+            "qini_sep_abs", "separate", "qini", "absolute",
+            r"V(p) = R(T,p|T|) - R(C,p|C|)\,\frac{|T|}{|C|}",
+            "Radcliffe's original Qini curve: control responders scaled by |T|/|C|.",
+        ),
+    )
+}
+
+
+def _round_half_up(p_num: np.ndarray, size: int, denom: int) -> np.ndarray:
+    """Row counts ``floor(p*size + 1/2)`` for ``p = p_num/denom``, in exact integer arithmetic."""
+    return (2 * p_num * size + denom) // (2 * denom)
+
+
+class UpliftCurves:
+    """All six curves of one ranking, from a single sort.
+
+    Parameters
+    ----------
+    y, t : array-like of shape (n,)
+        Binary outcome and treatment flag (0/1, bool, or numbers equal to 0/1).
+    score : array-like of shape (n,)
+        Ranker score; higher means "target first". Must be finite.
+    ties : {"average", "stable"}, default="average"
+        Tie policy, see the module docstring.
+    points : int, default=100
+        Grid size of the separate curves (``p = 1/points, ..., 1``); AUUC always uses the
+        paper's 100-point grid.
+
+    Notes
+    -----
+    Cost: one ``O(n log n)`` stable argsort plus ``O(n)`` cumulative sums; every curve and
+    AUUC afterwards is ``O(n)`` (joint) or ``O(points)`` (separate).
+    """
+
+    def __init__(self, y, t, score, *, ties: str = "average", points: int = SEPARATE_POINTS):
+        y, t, score = check_uplift_inputs(y, t, score)
+        check_choice(ties, "ties", TIES)
+        check_positive_int(points, "points")
+        order, neg_sorted = ranking_order(score, ties)
+        self._accumulate((t << 1 | y)[order], neg_sorted, ties, int(points))
+
+    @classmethod
+    def from_sorted(cls, code_sorted: np.ndarray, neg_sorted: np.ndarray, *,
+                    ties: str = "average", points: int = SEPARATE_POINTS) -> UpliftCurves:
+        """Curves of rows that are *already* in ranking order (no validation, no sort).
+
+        ``code_sorted`` holds ``2·t + y`` per row in rank order (3 = TR, 2 = TNR, 1 = CR,
+        0 = CNR) and ``neg_sorted`` the negated scores (ascending).  Used by the bootstrap,
+        whose resamples of a ranked list are still ranked (``np.repeat`` of the order).
+        """
+        self = cls.__new__(cls)
+        self._accumulate(code_sorted, neg_sorted, ties, points)
+        return self
+
+    def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int):
+        self.ties = ties
+        self.points = points
+        self.n = int(code.shape[0])
+        t_sorted = code >= 2
+        y_sorted = (code & 1).astype(bool)
+        self.n_t = int(np.count_nonzero(t_sorted))
+        self.n_c = self.n - self.n_t
+        self.n_responders = int(np.count_nonzero(y_sorted))
+        # Joint ranking: cumulative N^T, R^T and R (all responders); N^C = k - N^T and
+        # R^C = R - R^T, so three accumulations give the four counts for k = 0..n.
+        runs = tie_runs(neg_sorted, ties)
+        self._k = k = np.arange(self.n + 1, dtype=np.float64)
+        self._nt = cumulative(t_sorted, runs)
+        self._rt = cumulative(code == 3, runs)
+        self._nc = k - self._nt
+        self._rc = cumulative(y_sorted, runs) - self._rt
+        self._sorted = (t_sorted, y_sorted, neg_sorted)  # for the separate rankings, lazily
+        self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._joint_cache: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def degenerate(self) -> str | None:
+        """Why the curves are undefined (no treated / control rows, no responders), or None."""
+        if self.n_t == 0:
+            return "there are no treated rows (t == 1)"
+        if self.n_c == 0:
+            return "there are no control rows (t == 0)"
+        if self.n_responders == 0:
+            return "there are no responders (y is all 0)"
+        return None
+
+    def _warn_if_degenerate(self, what: str) -> bool:
+        reason = self.degenerate
+        if reason is not None:
+            warnings.warn(
+                f"{what} is undefined because {reason}; returning nan.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return True
+        return False
+
+    def _joint_values(self, name: str) -> np.ndarray:
+        if name not in self._joint_cache:
+            self._joint_cache[name] = self._compute_joint(name)
+        return self._joint_cache[name]
+
+    def _compute_joint(self, name: str) -> np.ndarray:
+        nt, nc, rt, rc = self._nt, self._nc, self._rt, self._rc
+        if name == "uplift_joint_rel":
+            return rt / self.n_t - rc / self.n_c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if name == "qini_joint_abs":
+                out = rt - rc * (nt / nc)
+            else:  # uplift_joint_abs; N^T + N^C = k
+                out = (rt / nt - rc / nc) * self._k
+        out[(nt <= 0) | (nc <= 0)] = 0.0  # undefined ratio at the top: V = 0 (see module doc)
+        return out
+
+    def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
+        """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k``."""
+        if not self._sep:
+            # The treated rows, taken in joint order, are already ranked by score (ties in
+            # row order for "stable") — no second sort.  Only the curve's grid points are
+            # ever read, so ties are resolved there (cumulative_at).  Built on first use:
+            # joint-only callers (the bootstrap) never pay for it.
+            t_sorted, y_sorted, neg_sorted = self._sorted
+            for name, mask in (("t", t_sorted), ("c", ~t_sorted)):
+                self._sep[name] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
+        cum, neg_sorted = self._sep[arm]
+        return cumulative_at(cum, neg_sorted, k, self.ties)
+
+    def _separate_values(self, name: str, points: int) -> np.ndarray:
+        j = np.arange(points + 1)
+        kt = _round_half_up(j, self.n_t, points)
+        kc = _round_half_up(j, self.n_c, points)
+        r_t = self._separate_responders("t", kt)
+        r_c = self._separate_responders("c", kc)
+        if name == "uplift_sep_rel":
+            return r_t / self.n_t - r_c / self.n_c
+        if name == "uplift_sep_abs":
+            return r_t - r_c
+        return r_t - r_c * (self.n_t / self.n_c)  # qini_sep_abs
+
+    # ------------------------------------------------------------------ public
+    def curve(self, definition: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(x, v)``: fraction targeted (starting at 0) and the curve value.
+
+        Joint definitions have ``n + 1`` points (``x = k/n``); separate ones ``points + 1``
+        (``x = p``).  Undefined input warns and returns ``v`` full of ``nan``.
+        """
+        d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
+        if d.setting == "joint":
+            x = self._k / self.n
+            if self._warn_if_degenerate(f"The {definition} curve"):
+                return x, np.full(x.shape, np.nan)
+            return x, self._joint_values(definition)
+        x = np.arange(self.points + 1) / self.points
+        if self._warn_if_degenerate(f"The {definition} curve"):
+            return x, np.full(x.shape, np.nan)
+        return x, self._separate_values(definition, self.points)
+
+    def auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
+        """Area under the curve up to ``cutoff`` with the paper's mean convention."""
+        d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
+        cutoff = check_fraction(cutoff, "cutoff")
+        if self._warn_if_degenerate(f"AUUC ({definition})"):
+            return float("nan")
+        if d.setting == "joint":
+            last = int(np.floor(cutoff * self.n + 1e-9))
+            return float(self._joint_values(definition)[1 : last + 1].sum() / self.n)
+        last = int(np.floor(cutoff * SEPARATE_POINTS + 1e-9))
+        v = self._separate_values(definition, SEPARATE_POINTS)
+        return float(v[1 : last + 1].sum() / SEPARATE_POINTS)
+
+    def random_auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
+        r"""AUUC of the random baseline (straight line from (0, 0) to (1, V(1))).
+
+        :math:`V(1)\,K(K+1)/(2M^2)` with ``K`` the last point kept and ``M`` the grid size
+        (``n`` joint, 100 separate) — the same convention as :meth:`auuc`.
+        """
+        d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
+        cutoff = check_fraction(cutoff, "cutoff")
+        if self._warn_if_degenerate(f"Random AUUC ({definition})"):
+            return float("nan")
+        grid = self.n if d.setting == "joint" else SEPARATE_POINTS
+        last = int(np.floor(cutoff * grid + 1e-9))
+        return float(self.endpoint(definition) * (last * (last + 1) / 2) / grid**2)
+
+    def endpoint(self, definition: str) -> float:
+        """``V`` at 100 % targeted (the same for every ranking of the data)."""
+        _, v = self.curve(definition)
+        return float(v[-1])
+
+
+# ---------------------------------------------------------------------- functional API
+def uplift_curve(
+    y, t, score, *, definition: str, ties: str = "average", points: int = SEPARATE_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Qini / uplift curve of a ranking under one of the six definitions.
+
+    Parameters
+    ----------
+    y, t : array-like of shape (n,)
+        Binary outcome and treatment flag.
+    score : array-like of shape (n,)
+        Ranker score (higher = target first).
+    definition : str
+        One of :data:`DEFINITIONS` (``"uplift_joint_rel"``, ``"qini_joint_abs"``,
+        ``"uplift_joint_abs"``, ``"uplift_sep_rel"``, ``"uplift_sep_abs"``,
+        ``"qini_sep_abs"``); formulas in the module docstring.
+    ties : {"average", "stable"}, default="average"
+        Expected curve over the orders of tied rows, or row order inside ties.
+    points : int, default=100
+        Grid size of the separate definitions.
+
+    Returns
+    -------
+    x : ndarray
+        Fraction of the population targeted, from 0 to 1.
+    v : ndarray
+        Curve value at each ``x`` (``v[0] = 0``).
+
+    Examples
+    --------
+    Paper Table 1 — rows (y, t) = (0,1), (1,1), (1,0), (1,1) in rank order:
+
+    >>> x, v = uplift_curve([0, 1, 1, 1], [1, 1, 0, 1], [4, 3, 2, 1],
+    ...                     definition="uplift_joint_rel")
+    >>> v.tolist()
+    [0.0, 0.0, 0.3333333333333333, -0.6666666666666667, -0.33333333333333337]
+    """
+    return UpliftCurves(y, t, score, ties=ties, points=points).curve(definition)
+
+
+def auuc(
+    y, t, score, *, definition: str, cutoff: float = 1.0, ties: str = "average"
+) -> float:
+    r"""Area under the uplift curve (AUUC), mean convention, up to a cut-off.
+
+    Separate: :math:`\frac{1}{100}\sum_{p=1}^{\lfloor 100c\rfloor} V(p/100)`;
+    joint: :math:`\frac{1}{n}\sum_{k=1}^{\lfloor cn\rfloor} V(k)` (SPEC §2; Devriendt et al.
+    2020, Table 10 reports AUUC at 10, 30, 50 and 100 %).
+
+    Parameters
+    ----------
+    y, t, score : array-like of shape (n,)
+    definition : str
+        One of :data:`DEFINITIONS`.
+    cutoff : float in (0, 1], default=1.0
+        Fraction of the ranking whose points enter the sum (the divisor does not change).
+    ties : {"average", "stable"}, default="average"
+
+    Returns
+    -------
+    float
+        ``nan`` (with an :class:`UndefinedMetricWarning`) when an arm or all responders are
+        missing.
+    """
+    return UpliftCurves(y, t, score, ties=ties).auuc(definition, cutoff=cutoff)
+
+
+def auuc_table(
+    y,
+    t,
+    score,
+    *,
+    definitions=tuple(DEFINITIONS),
+    cutoffs=(0.1, 0.3, 0.5, 1.0),
+    ties: str = "average",
+    above_random: bool = False,
+):
+    """AUUC of one ranking for several definitions and cut-offs, from a single sort.
+
+    Returns a ``pandas.DataFrame`` indexed by definition with one column per cut-off
+    (labelled ``"AUUC@10%"`` etc.).  With ``above_random=True`` the random baseline's area
+    (same cut-off) is subtracted, as some authors report it (the paper does not).
+    """
+    import pandas as pd
+
+    curves = UpliftCurves(y, t, score, ties=ties)
+    rows = {}
+    for name in definitions:
+        row = {}
+        for c in cutoffs:
+            value = curves.auuc(name, cutoff=c)
+            if above_random:
+                value -= curves.random_auuc(name, cutoff=c)
+            row[f"AUUC@{c:.0%}"] = value
+        rows[name] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+# ---------------------------------------------------------------------- baselines
+def random_curve(
+    y, t, *, definition: str, points: int = SEPARATE_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random-targeting baseline: the straight line from ``V(0) = 0`` to ``V(1)``.
+
+    ``V(1)`` does not depend on the ranking.  Same ``x`` grid as :func:`uplift_curve`.
+    """
+    curves = UpliftCurves(y, t, np.zeros(len(np.asarray(y))), points=points)
+    x, _ = curves.curve(definition)
+    return x, x * curves.endpoint(definition)
+
+
+def random_auuc(y, t, *, definition: str, cutoff: float = 1.0) -> float:
+    """AUUC of the random-targeting baseline (see :meth:`UpliftCurves.random_auuc`)."""
+    return UpliftCurves(y, t, np.zeros(len(np.asarray(y)))).random_auuc(definition, cutoff=cutoff)
+
+
+def auuc_above_random(
+    y, t, score, *, definition: str, cutoff: float = 1.0, ties: str = "average"
+) -> float:
+    """AUUC minus the random baseline's AUUC at the same cut-off (baseline-subtracted area).
+
+    Positive when the ranking beats random targeting.  The paper reports plain AUUC;
+    this variant is what scikit-uplift's ``uplift_auc_score`` and Qini coefficients report.
+    """
+    curves = UpliftCurves(y, t, score, ties=ties)
+    value = curves.auuc(definition, cutoff=cutoff)
+    if np.isnan(value):
+        return value
+    return value - curves.random_auuc(definition, cutoff=cutoff)
+
+
+def perfect_score(y, t) -> np.ndarray:
+    """Oracle score of SPEC §2: TR rows first, then the zero-effect rows, CR rows last.
+
+    TR → 2, TNR and CNR → 1, CR → 0.  Inside each group rows keep their order (use with
+    ``ties="stable"``) — for the separate and ``uplift_joint_rel`` definitions every order
+    inside the groups gives the same, pointwise maximal, curve.  For the two joint absolute
+    definitions the ratio :math:`N^T/N^C` means this order is the conventional "perfect"
+    reference, not a proven maximum.
+    """
+    y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
+    return np.where(y == 1, np.where(t == 1, 2.0, 0.0), 1.0)
+
+
+def perfect_curve(
+    y, t, *, definition: str, points: int = SEPARATE_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Curve of the oracle ranking :func:`perfect_score` (stable order inside groups)."""
+    return uplift_curve(
+        y, t, perfect_score(y, t), definition=definition, ties="stable", points=points
+    )
+
+
+def perfect_auuc(y, t, *, definition: str, cutoff: float = 1.0) -> float:
+    """AUUC of the oracle ranking :func:`perfect_score`."""
+    return auuc(y, t, perfect_score(y, t), definition=definition, cutoff=cutoff, ties="stable")

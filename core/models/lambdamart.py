@@ -1,0 +1,334 @@
+r"""LambdaMART with the λ-gradient objectives of :mod:`core.objectives.lambdas`.
+
+* :class:`LambdaMARTUplift` — learning to rank **for uplift** (Devriendt et al. 2020, §3):
+  an A/B test becomes one or two queries whose relevance labels come from the row's
+  category (TR, TNR, CR, CNR), and LightGBM boosts an uplift ranking metric (PCG, DCG, NDCG,
+  MAP) through λ-gradients.
+* :class:`LambdaMARTRanker` — ordinary ranking data ``(X, relevance, group)``, with λ-AUC and
+  λ-MAUC (Welleck 2016) besides NDCG, DCG and MAP.
+
+Both call ``lgb.train`` with the custom objective of
+:func:`core.objectives.lambdas.lightgbm_objective` and ``metric="None"`` (LightGBM's own ranking
+metrics reject negative labels), ``deterministic=True``; the model output is the ranking
+score.  See :mod:`core.models.baselines` for the conventions shared by every model.
+
+References
+----------
+Devriendt, F., Van Belle, J., Guns, T. & Verbeke, W. (2020). Learning to rank for uplift
+modeling. *IEEE TKDE*. arXiv:2002.05897 (§3.2: queries and label sets; §3.3: PCG).
+Burges, C. J. C. (2010). From RankNet to LambdaRank to LambdaMART: an overview. Microsoft
+Research Technical Report MSR-TR-2010-82.
+Welleck, S. (2016). Efficient AUC optimization for information ranking applications.
+*ECIR 2016* (λ-AUC, λ-MAUC).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from core._validation import check_choice, check_group_ids, check_scores
+from core.evaluation.metrics import LABEL_SETS, relevance_labels
+from core.models._base import (
+    BaseModel,
+    FeatureInfo,
+    LightGBMParams,
+    check_callback,
+    check_uplift_fit,
+)
+from core.objectives import lambdas as objectives
+
+__all__ = ["QUERIES", "RANKER_METRICS", "UPLIFT_METRICS", "LambdaMARTRanker",
+           "LambdaMARTUplift"]
+
+#: Metrics :class:`LambdaMARTUplift` can boost (``*_exp``: DCG2 gain ``2^rel − 1``).
+UPLIFT_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map")
+#: Metrics :class:`LambdaMARTRanker` can boost.
+RANKER_METRICS = ("auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map")
+#: Query settings of :class:`LambdaMARTUplift`.
+QUERIES = ("separate", "joint")
+_USES_K = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
+
+
+def _check_k(k: Any, metric: str) -> int | float | None:
+    if k is None:
+        return None
+    ok_int = isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1
+    ok_float = isinstance(k, (float, np.floating)) and np.isfinite(k) and 0 < k <= 1
+    if not (ok_int or ok_float):
+        raise ValueError(f"k must be None, a positive int (rows) or a float fraction in "
+                         f"(0, 1]; got {k!r}.")
+    if metric not in _USES_K:
+        raise ValueError(f"k applies only to metrics {', '.join(_USES_K)}; metric {metric!r} "
+                         f"takes no cut-off, got k={k!r}.")
+    return k
+
+
+class _LambdaMARTBase(LightGBMParams, BaseModel):
+    """Shared keywords, objective and serialisation of the two LambdaMART models."""
+
+    _fitted_attrs = ("booster_", "group_sizes_")
+
+    def _objective_params(self, metrics: tuple[str, ...]) -> tuple[dict, int]:
+        metric = check_choice(self.metric, "metric", metrics)
+        k = _check_k(self.k, metric)
+        check_choice(self.method, "method", objectives.METHODS)
+        params, n_rounds = self._lgb_config()
+        params["objective"] = objectives.lightgbm_objective(
+            metric, k=k, method=self.method, bins=self.bins, sigma=self.sigma)
+        return params, n_rounds
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Ranking score: the raw model output (higher = ranked first)."""
+        frame = self._features(X)
+        return self.booster_.predict(frame, raw_score=True)
+
+    def _state_to_dict(self) -> dict:
+        return {"booster": self.booster_.model_to_string(),
+                "group_sizes": [int(s) for s in self.group_sizes_]}
+
+    def _state_from_dict(self, state: Mapping) -> None:
+        import lightgbm as lgb
+
+        self.booster_ = lgb.Booster(model_str=state["booster"])
+        self.group_sizes_ = np.asarray(state["group_sizes"], dtype=np.int64)
+
+
+_COMMON_DOC = """\
+    n_estimators : int, default=500
+        Boosting rounds (the paper's 500 trees).
+    learning_rate : float, default=0.01
+    method : {"auto", "exact", "binned"}, default="auto"
+        λ-gradient engine of :func:`core.objectives.lambdas.lambda_gradients` (exact pairs, or
+        score bins for long queries).
+    bins : int, default=256
+        Score bins of the binned engine.
+    sigma : float, default=1.0
+        Steepness of the RankNet sigmoid.
+    num_leaves, min_child_samples, subsample, colsample_bytree, reg_alpha, reg_lambda
+        LightGBM tree parameters (scikit-learn API names).
+    num_threads : int, default=0
+        LightGBM threads; 0 = LightGBM's default (all cores).
+    random_state : int, Generator or None, default=None
+    lgb_params : dict, optional
+        Further native LightGBM parameters, applied last."""
+
+
+class LambdaMARTUplift(_LambdaMARTBase):
+    __doc__ = f"""Learning to rank for uplift: LambdaMART on the paper's queries and labels.
+
+    Queries (SPEC §3, Devriendt et al. 2020 §3.2):
+
+    * ``query="separate"`` — two queries, the treated rows and the control rows; rows are
+      reordered so that each query is one contiguous block (treated first), and
+      ``group_sizes_ == [n_treated, n_control]``;
+    * ``query="joint"`` — one query holding every row (``group_sizes_ == [n]``).
+
+    Relevance labels (paper Tables 3, 4 and 7; :func:`core.evaluation.metrics.relevance_labels`):
+
+    ========  =====  =====  ======  =====
+    labels    TR     TNR    CR      CNR
+    ========  =====  =====  ======  =====
+    ``abs1``  1      0      0       1
+    ``abs2``  1      0      −1      0
+    ``abs3``  3      1      0       2
+    ``rel``   1/|T|  0      −1/|C|  0
+    ========  =====  =====  ======  =====
+
+    |T| and |C| are the training set's arm sizes (the same whether the control rows form
+    their own query or not, since a query without treated rows has no TR row).  LightGBM
+    stores labels as float32, so ``rel`` labels are used to float32 precision — a common
+    factor per arm, which does not change the ranking the metric rewards.  The prediction
+    is the model's raw output; higher = target first.
+
+    Not every metric suits every label set.  ``map`` uses ``rel > 0`` as "relevant", and
+    ``ndcg`` divides by the ideal DCG, which is ≤ 0 for a query without positive labels:
+    with ``abs2`` or ``rel`` labels and ``query="separate"`` the control query (CR < 0,
+    CNR = 0) therefore gets **zero** gradient (the objective warns for ``ndcg``), and only
+    the treated rows are learned from.  ``abs1`` and ``abs3`` give both queries positive
+    labels; ``pcg`` and ``dcg`` work with every set.
+
+    Parameters
+    ----------
+    metric : {{"pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map"}}, default="pcg"
+        Metric whose λ-gradients are boosted (:mod:`core.objectives.lambdas`): PCG (the paper's
+        promoted cumulative gain), PCG with the exact AUUC cut-off promotion, DCG with
+        linear or ``2^rel − 1`` gain, NDCG, MAP.  (AUC and MAUC are for
+        :class:`LambdaMARTRanker`.)
+    query : {{"separate", "joint"}}, default="separate"
+    labels : {{"abs1", "abs2", "abs3", "rel"}}, default="abs1"
+        The defaults are the paper's final comparison (Table 11: separate queries,
+        absolute labels, PCG).
+    k : int, float or None, default=None
+        Cut-off of the pcg/dcg/ndcg families: rows (int ≥ 1) or a fraction of each query
+        (float in (0, 1]); None = whole query (the paper's choice, §4.3).
+{_COMMON_DOC}
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+    group_sizes_ : ndarray of int
+        Query sizes passed to LightGBM.
+    train_relevance_ : ndarray of float
+        Relevance label of every training row, in the caller's row order (set by ``fit``;
+        not saved by ``save_model``).
+
+    References
+    ----------
+    Devriendt et al. (2020), §3; Burges (2010).
+    """
+
+    def __init__(self, metric: str = "pcg", *, query: str = "separate", labels: str = "abs1",
+                 k: int | float | None = None, n_estimators: int = 500,
+                 learning_rate: float = 0.01, method: str = "auto", bins: int = 256,
+                 sigma: float = 1.0, num_leaves: int = 31, min_child_samples: int = 20,
+                 subsample: float = 1.0, colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
+                 reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
+                 lgb_params: dict | None = None):
+        self.metric = metric
+        self.query = query
+        self.labels = labels
+        self.k = k
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.method = method
+        self.bins = bins
+        self.sigma = sigma
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.num_threads = num_threads
+        self.random_state = random_state
+        self.lgb_params = lgb_params
+
+    def fit(self, X: Any, y: Any, treatment: Any, *,
+            callback: Any = None) -> LambdaMARTUplift:
+        """Build the queries and labels, then boost; returns ``self``."""
+        self._reset()
+        self.__dict__.pop("train_relevance_", None)
+        check_choice(self.query, "query", QUERIES)
+        check_choice(self.labels, "labels", LABEL_SETS)
+        info, frame, y, t = check_uplift_fit(X, y, treatment)
+        callback = check_callback(callback)
+        params, n_rounds = self._objective_params(UPLIFT_METRICS)
+        relevance = relevance_labels(y, t, labels=self.labels)
+        if self.query == "separate":
+            order = np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)]
+            sizes = np.array([int(t.sum()), int((t == 0).sum())], dtype=np.int64)
+        else:
+            order = np.arange(t.shape[0])
+            sizes = np.array([t.shape[0]], dtype=np.int64)
+        booster = self._train(params, frame.iloc[order].reset_index(drop=True),
+                              relevance[order], n_rounds, callback=callback, group=sizes)
+        self.booster_, self.group_sizes_, self.features_ = booster, sizes, info
+        self.train_relevance_ = relevance
+        return self
+
+
+class LambdaMARTRanker(_LambdaMARTBase):
+    __doc__ = f"""LambdaMART for ordinary ranking data, with λ-AUC and λ-MAUC (Welleck 2016).
+
+    ``fit(X, relevance, group)`` takes the relevance of every row and its queries in either
+    form:
+
+    * **query sizes** (LightGBM's convention): a sequence of positive ints summing to
+      ``n``, the rows of each query contiguous and in order;
+    * **per-row query ids**: one id (number or string) per row, in any order; the rows are
+      grouped by id (sorted ids, row order kept inside a query).
+
+    A ``group`` of length ``n`` is read as per-row ids, any other length as sizes (a list of
+    ``n`` sizes could only mean ``n`` one-row queries, which have nothing to rank);
+    ``group=None`` makes all rows one query.
+
+    Parameters
+    ----------
+    metric : {{"auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map"}}, default="auc"
+        ``auc`` uses ``relevance > 0`` as the binary label; ``mauc`` treats the distinct
+        relevance values of a query as classes (MAUC = Σ_c p(c)·AUC(c vs rest)).
+    k : int, float or None, default=None
+        Cut-off of the dcg/ndcg metrics (refused for auc, mauc, map).
+{_COMMON_DOC}
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+    group_sizes_ : ndarray of int
+        Query sizes passed to LightGBM (after grouping rows by id).
+
+    References
+    ----------
+    Welleck (2016); Burges (2010).
+    """
+
+    def __init__(self, metric: str = "auc", *, k: int | float | None = None,
+                 n_estimators: int = 500, learning_rate: float = 0.01, method: str = "auto",
+                 bins: int = 256, sigma: float = 1.0, num_leaves: int = 31,
+                 min_child_samples: int = 20, subsample: float = 1.0,
+                 colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
+                 reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
+                 lgb_params: dict | None = None):
+        self.metric = metric
+        self.k = k
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.method = method
+        self.bins = bins
+        self.sigma = sigma
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.num_threads = num_threads
+        self.random_state = random_state
+        self.lgb_params = lgb_params
+
+    def fit(self, X: Any, relevance: Any, group: Any = None, *,
+            callback: Any = None) -> LambdaMARTRanker:
+        """Boost the λ-gradients of ``metric`` on the queries of ``group``; returns ``self``."""
+        self._reset()
+        info, frame = FeatureInfo.fit(X)
+        rel = check_scores(relevance, "relevance", n=frame.shape[0])
+        order, sizes = ranking_queries(group, frame.shape[0])
+        callback = check_callback(callback)
+        params, n_rounds = self._objective_params(RANKER_METRICS)
+        if np.unique(rel).size < 2:
+            raise ValueError("relevance must hold at least two distinct values; got a single "
+                             f"value {rel[0]!r}, so there is nothing to rank.")
+        booster = self._train(params, frame.iloc[order].reset_index(drop=True), rel[order],
+                              n_rounds, callback=callback, group=sizes)
+        self.booster_, self.group_sizes_, self.features_ = booster, sizes, info
+        return self
+
+
+def ranking_queries(group: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row order making each query contiguous, and the query sizes, from sizes or ids.
+
+    See :class:`LambdaMARTRanker` for the two accepted forms of ``group``.
+    """
+    if group is None:
+        return np.arange(n), np.array([n], dtype=np.int64)
+    arr = np.asarray(group)
+    if arr.ndim != 1:
+        raise ValueError(f"group must be 1-d (query sizes or one id per row); got shape "
+                         f"{arr.shape}.")
+    if arr.shape[0] == n:
+        codes = check_group_ids(arr, "group", n=n)
+        order = np.argsort(codes, kind="stable")
+        return order, np.bincount(codes).astype(np.int64)
+    if arr.dtype.kind not in "iuf" or arr.size == 0 or not np.all(np.isfinite(arr)) \
+            or np.any(arr != np.round(arr)) or np.any(arr < 1):
+        raise ValueError(f"group must be query sizes (positive integers summing to {n}) or "
+                         f"one query id per row (length {n}); got {arr.size} values "
+                         f"that are not positive integers.")
+    sizes = arr.astype(np.int64)
+    if int(sizes.sum()) != n:
+        raise ValueError(f"group sizes must sum to the number of rows ({n}); they sum to "
+                         f"{int(sizes.sum())}.")
+    return np.arange(n), sizes

@@ -1,0 +1,457 @@
+"""Compiled (numba) loops behind :mod:`core.objectives._kernels`; imported only when numba is.
+
+Nothing here validates its input: the callers in :mod:`core.objectives._kernels` and
+:mod:`core.objectives._plan` pass contiguous float64 / intp arrays of matching sizes (one
+signature per function, so each compiles once; ``cache=True`` keeps the machine code in
+``__pycache__`` between processes).
+
+The binned kernel (the expansion of :func:`core.objectives._kernels.binned_query`) runs as
+
+1. :func:`bin_moments` — bins the sorted rows on the equal-width grid and accumulates the
+   per-bin partner moments ``Σ_{q ∈ β, c_q = b} W_u(q)(−δ_q)^m``, ``m ≤ 2``;
+2. :func:`fft_inputs` → real FFT → :func:`fft_combine` → inverse FFT — the bin-to-bin
+   sums ``Σ_β T_k(D_{αβ}) · moment_β`` are convolutions over the grid offset ``β − α``,
+   ``O(B log B)`` instead of ``O(B²)``;
+3. :func:`rows_signed` (every metric but MAP) or :func:`rows_split` (MAP) — one pass over
+   the rows in rank order: each row's polynomial in ``δ_p``, the own-bin partners above
+   the row by prefix moments, and the sigmoid-free sum over more relevant partners.
+
+:func:`exact_queries` sums every pair of each query directly, ``O(n²)`` per query with one
+exponential per pair and no temporaries; :func:`scatter` writes LightGBM's gradients back
+in row order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "bin_moments",
+    "exact_queries",
+    "fft_combine",
+    "fft_inputs",
+    "rows_signed",
+    "rows_split",
+    "scatter",
+    "sort_queries",
+]
+
+# "contract" only lets LLVM fuse a·b + c into one FMA (one rounding instead of two; ~35 % faster
+# row passes); no reassociation, and NaN / inf keep their IEEE meaning.
+_JIT = {"cache": True, "fastmath": {"contract"}, "nogil": True}
+_N_COEF = 12  # per (bin, class): (f ∈ {ρ, ρ(1−ρ)}) × (j = power of δ_p, 0..2) × (s = 1 or W)
+
+
+@numba.njit(**_JIT)
+def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
+    """Bin ``raw``, offset ``δ`` from the bin centre (both written), and moments (returned).
+
+    Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
+    ``x₀ − (β + ½)·width``.  ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for
+    the weight channels ``W_0 = 1``, ``W_1 = w_ok`` and (``split``) ``W_2 = w_inv``.
+    """
+    n = x.size
+    top = x[0]
+    n_w = 3 if split else 2
+    mom = np.zeros((n_bins, n_cls, 3 * n_w))
+    for p in range(n):
+        if width > 0.0:
+            beta = min(int((top - x[p]) / width), n_bins - 1)
+            d = x[p] - (top - (beta + 0.5) * width)
+        else:
+            beta = 0
+            d = 0.0
+        raw[p] = beta
+        delta[p] = d
+        e = -d
+        e2 = e * e
+        b = cls[p]  # (indexing, not a row view: a view costs a reference count per row)
+        mom[beta, b, 0] += 1.0
+        mom[beta, b, 1] += e
+        mom[beta, b, 2] += e2
+        w = w_ok[p]
+        mom[beta, b, 3] += w
+        mom[beta, b, 4] += w * e
+        mom[beta, b, 5] += w * e2
+        if split:
+            w = w_inv[p]
+            mom[beta, b, 6] += w
+            mom[beta, b, 7] += w * e
+            mom[beta, b, 8] += w * e2
+    return mom
+
+
+@numba.njit(**_JIT)
+def fft_inputs(mom, folds, chan, split, width, n_bins, length):
+    """Rows to transform: the Taylor kernels, then the folded moments, zero-padded.
+
+    Kernel rows ``(side, f, k)``: ``r[τ] = T_{f,k}(−τ·width)`` stored circularly (so that
+    ``(r ⊛ g)[α] = Σ_β T(D_{αβ}) g[β]`` with ``D_{αβ} = (β − α)·width``), times the side
+    mask: signed (``+1`` for ``β ≥ α``, ``−1`` above; the own bin counts below) when not
+    ``split``, else one-sided: below (``β ≥ α``) and above (``β < α``).  ``T_{f,k}`` is the
+    k-th Taylor coefficient of ``F_0 = ρ``, ``F_1 = ρ(1−ρ)`` (see ``taylor_coefficients``).
+
+    Moment rows ``(t, m, a, s)``: ``Σ_b folds[t, a, b]·mom[β, b, 3·u + m]`` with ``u = 0``
+    (``s = 0``) or ``u = chan[t]`` (``s = 1``).
+    """
+    n_t, n_cls, _ = folds.shape
+    n_sides = 2 if split else 1
+    n_kern = n_sides * 6
+    out = np.zeros((n_kern + n_t * 3 * n_cls * 2, length))
+    for tau in range(length):
+        if tau < n_bins:
+            off = -tau
+        elif tau > length - n_bins:
+            off = length - tau
+        else:
+            continue
+        d = off * width
+        u = 1.0 / (1.0 + math.exp(d)) if d < 700.0 else 0.0  # ρ(D)
+        v = u * (1.0 - u)
+        tv = (1.0 - 2.0 * u) * v
+        coef = (u, -v, 0.5 * tv, v, -tv, 0.5 * v * (1.0 - 6.0 * v))
+        for side in range(n_sides):
+            if split:
+                sign = 1.0 if (off >= 0) == (side == 0) else 0.0
+            else:
+                sign = 1.0 if off >= 0 else -1.0
+            for i in range(6):
+                out[side * 6 + i, tau] = sign * coef[i]
+    for t in range(n_t):
+        for m in range(3):
+            for a in range(n_cls):
+                for s in range(2):
+                    col = m if s == 0 else 3 * chan[t] + m
+                    r = n_kern + ((t * 3 + m) * n_cls + a) * 2 + s
+                    for b in range(n_cls):
+                        k = folds[t, a, b]
+                        if k != 0.0:
+                            for beta in range(n_bins):
+                                out[r, beta] += k * mom[beta, b, col]
+    return out
+
+
+@numba.njit(**_JIT)
+def fft_combine(spec, n_t, n_cls, split):
+    """Spectra of the tables: ``Σ_{m ≤ 2−j} C(j+m, j)·K̂_{side_t, f, j+m}·M̂_{t, m, a, s}``.
+
+    Output row ``(((t·2 + f)·3 + j)·C + a)·2 + s`` is table ``t``'s coefficient of
+    ``δ_p^j`` for ``F_f``, row class ``a`` and weight channel ``s``; split tables alternate
+    below / above (``t`` even: below).
+    """
+    n_freq = spec.shape[1]
+    n_kern = 12 if split else 6
+    out = np.zeros((n_t * 2 * 3 * n_cls * 2, n_freq), dtype=np.complex128)
+    for t in range(n_t):
+        side = t % 2 if split else 0
+        for f in range(2):
+            for j in range(3):
+                for m in range(3 - j):
+                    binom = 2.0 if (j == 1 and m == 1) else 1.0
+                    kr = side * 6 + f * 3 + j + m
+                    for a in range(n_cls):
+                        for s in range(2):
+                            r = (((t * 2 + f) * 3 + j) * n_cls + a) * 2 + s
+                            mr = n_kern + ((t * 3 + m) * n_cls + a) * 2 + s
+                            for i in range(n_freq):
+                                out[r, i] += binom * spec[kr, i] * spec[mr, i]
+    return out
+
+
+@numba.njit(**_JIT)
+def _table(conv, n_t, n_cls, n_bins):
+    """``tab[t, α, a, f·6 + j·2 + s]``, flattened, from the inverse transforms (rows as in
+    fft_combine)."""
+    tab = np.empty((n_t, n_bins, n_cls, _N_COEF))
+    for t in range(n_t):
+        for f in range(2):
+            for j in range(3):
+                for a in range(n_cls):
+                    for s in range(2):
+                        r = (((t * 2 + f) * 3 + j) * n_cls + a) * 2 + s
+                        c = f * 6 + j * 2 + s
+                        for alpha in range(n_bins):
+                            tab[t, alpha, a, c] = conv[r, alpha]
+    return tab.ravel()
+
+
+@numba.njit(**_JIT)
+def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, lam, curv):
+    """``(Λ, curvature)`` per sorted row, written to ``lam`` and ``curv``, when ok and
+    inverted pairs share the weight ``w``.
+
+    The table (``conv``, one signed table folded with the full ``K``) holds, per bin ``α``
+    and row class ``a``, ``S_s = Σ_q K[a, c_q]·W_s(q)·sgn_q·F(y_pq)`` as a polynomial in
+    ``δ_p`` (``W_0 = 1``, ``W_1 = w``; ``sgn_q = +1`` below the row, ``−1`` above, the own
+    bin counted below).  Own-bin partners above the row are moved to ``−1`` with their
+    exact-order prefix moments (``ρ ≈ ½ − y/4``, ``ρ(1−ρ) ≈ ¼ − y²/16`` around 0), and since
+    ``w`` is monotone, ``Σ_q M_pq F(y_pq) = w_p·S_0 − S_1``.  ``khi`` (``K`` above its
+    diagonal) gives the sigmoid-free sum over more relevant partners, from running counts.
+    """
+    n = raw.size
+    n_cls = kmat.shape[0]
+    tab = _table(conv, 1, n_cls, n_bins)
+    before = np.zeros((n_cls, 6))  # own-bin rows above: (1, −δ, δ², w, −wδ, wδ²)
+    free = np.zeros((n_cls, 2))  # per class: rows below − rows above, as count and Σ w
+    for p in range(n):
+        b = cls[p]
+        free[b, 0] += 1.0
+        free[b, 1] += w[p]
+    current = -1
+    for p in range(n):
+        alpha = raw[p]
+        if alpha != current:
+            before[:] = 0.0
+            current = alpha
+        a = cls[p]
+        d = delta[p]
+        d2 = d * d
+        wp = w[p]
+        b00 = b01 = b02 = b10 = b11 = b12 = 0.0
+        for q in range(n_cls):
+            k = kmat[a, q]
+            b00 += k * before[q, 0]
+            b01 += k * before[q, 1]
+            b02 += k * before[q, 2]
+            b10 += k * before[q, 3]
+            b11 += k * before[q, 4]
+            b12 += k * before[q, 5]
+        i = (alpha * n_cls + a) * _N_COEF
+        # table value minus twice the own-bin part above the row
+        r0 = tab[i] + d * (tab[i + 2] + d * tab[i + 4]) - (b00 - 0.5 * (d * b00 + b01))
+        r1 = tab[i + 1] + d * (tab[i + 3] + d * tab[i + 5]) - (b10 - 0.5 * (d * b10 + b11))
+        v0 = tab[i + 6] + d * (tab[i + 8] + d * tab[i + 10]) - (
+            0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
+        v1 = tab[i + 7] + d * (tab[i + 9] + d * tab[i + 11]) - (
+            0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
+        hi = 0.0
+        for q in range(n_cls):
+            hi += khi[a, q] * (wp * free[q, 0] - free[q, 1])
+        lam[p] = wp * r0 - r1 - hi
+        curv[p] = wp * v0 - v1
+        e = -d
+        e2 = e * e
+        before[a, 0] += 1.0
+        before[a, 1] += e
+        before[a, 2] += e2
+        before[a, 3] += wp
+        before[a, 4] += wp * e
+        before[a, 5] += wp * e2
+        free[a, 0] -= 2.0
+        free[a, 1] -= 2.0 * wp
+
+
+@numba.njit(**_JIT)
+def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv):
+    """:func:`rows_signed` for MAP, where ok and inverted pairs weigh differently.
+
+    Four one-sided tables ``t``: (less relevant partners, below the row; w_ok), (less
+    relevant, above; w_inv), (more relevant, below; w_inv), (more relevant, above; w_ok)
+    — see ``core.objectives._kernels._combine_split``.  Table ``t`` adds
+    ``±(W(p)·S_0 − S_1)`` (``+`` below, ``−`` above); the own bin counts below, so its
+    partners above the row move from the below tables to the above ones.
+    """
+    n = raw.size
+    n_cls = folds.shape[1]
+    tab = _table(conv, 4, n_cls, n_bins)
+    before = np.zeros((n_cls, 9))  # (1, −δ, δ²) × (1, w_ok, w_inv)
+    total = np.zeros((n_cls, 3))  # per class: count, Σ w_ok, Σ w_inv
+    above = np.zeros((n_cls, 3))
+    for p in range(n):
+        b = cls[p]
+        total[b, 0] += 1.0
+        total[b, 1] += w_ok[p]
+        total[b, 2] += w_inv[p]
+    current = -1
+    for p in range(n):
+        alpha = raw[p]
+        if alpha != current:
+            before[:] = 0.0
+            current = alpha
+        a = cls[p]
+        d = delta[p]
+        d2 = d * d
+        wo = w_ok[p]
+        wi = w_inv[p]
+        rho = 0.0
+        crv = 0.0
+        for t in range(4):
+            c = 3 if t == 0 or t == 3 else 6  # partner weight: w_ok or w_inv
+            b00 = b01 = b02 = b10 = b11 = b12 = 0.0
+            for q in range(n_cls):
+                k = folds[t, a, q]
+                b00 += k * before[q, 0]
+                b01 += k * before[q, 1]
+                b02 += k * before[q, 2]
+                b10 += k * before[q, c]
+                b11 += k * before[q, c + 1]
+                b12 += k * before[q, c + 2]
+            own = -1.0 if t % 2 == 0 else 1.0
+            i = ((t * n_bins + alpha) * n_cls + a) * _N_COEF
+            r0 = tab[i] + d * (tab[i + 2] + d * tab[i + 4]) + own * (
+                0.5 * b00 - 0.25 * (d * b00 + b01))
+            r1 = tab[i + 1] + d * (tab[i + 3] + d * tab[i + 5]) + own * (
+                0.5 * b10 - 0.25 * (d * b10 + b11))
+            v0 = tab[i + 6] + d * (tab[i + 8] + d * tab[i + 10]) + own * (
+                0.25 * b00 - 0.0625 * (d2 * b00 + 2.0 * d * b01 + b02))
+            v1 = tab[i + 7] + d * (tab[i + 9] + d * tab[i + 11]) + own * (
+                0.25 * b10 - 0.0625 * (d2 * b10 + 2.0 * d * b11 + b12))
+            wt = wo if t == 0 or t == 3 else wi
+            sign = -own
+            rho += sign * (wt * r0 - r1)
+            crv += sign * (wt * v0 - v1)
+        hi = 0.0
+        for q in range(n_cls):
+            hi += khi[a, q] * (wi * (total[q, 0] - above[q, 0]) - (total[q, 2] - above[q, 2])
+                               + above[q, 1] - wo * above[q, 0])
+        lam[p] = rho - hi
+        curv[p] = crv
+        e = -d
+        e2 = e * e
+        before[a, 0] += 1.0
+        before[a, 1] += e
+        before[a, 2] += e2
+        before[a, 3] += wo
+        before[a, 4] += wo * e
+        before[a, 5] += wo * e2
+        before[a, 6] += wi
+        before[a, 7] += wi * e
+        before[a, 8] += wi * e2
+        above[a, 0] += 1.0
+        above[a, 1] += wo
+        above[a, 2] += wi
+
+
+@numba.njit(**_JIT)
+def exact_queries(starts, sizes, scale, x, rel, gain, w_ok, w_inv, split, lam, curv):
+    """Exact ``(Λ, curvature)`` of sorted queries, accumulated into ``lam`` and ``curv``.
+
+    Every pair ``i < j`` (``i`` the upper slot) once: ``M = |g_i − g_j|·scale·|W(i) − W(j)|``
+    with ``W = w_ok`` when the upper row is the more relevant one (``split``) and ``w_inv``
+    otherwise; ``ρ_ij = 1/(1 + e^{x_i − x_j})`` and ``ρ_ji = 1 − ρ_ij`` from one exponential.
+    """
+    for qi in range(starts.size):
+        lo = starts[qi]
+        hi = lo + sizes[qi]
+        sc = scale[qi]
+        for i in range(lo, hi):
+            gi = gain[i]
+            ri = rel[i]
+            xi = x[i]
+            li = 0.0
+            ci = 0.0
+            for j in range(i + 1, hi):
+                dg = gi - gain[j]
+                if dg == 0.0:
+                    continue
+                rj = rel[j]
+                if split and not ri > rj:
+                    dw = w_inv[i] - w_inv[j]
+                else:
+                    dw = w_ok[i] - w_ok[j]
+                m = abs(dg) * abs(dw) * sc
+                if m == 0.0:
+                    continue
+                y = xi - x[j]
+                if y > 0.0:
+                    e = math.exp(-y)
+                    r_ji = 1.0 / (1.0 + e)
+                    r_ij = e * r_ji
+                else:
+                    e = math.exp(y)
+                    r_ij = 1.0 / (1.0 + e)
+                    r_ji = e * r_ij
+                h = m * r_ij * r_ji
+                li += m * r_ij
+                lam[j] += m * r_ji
+                if rj > ri:
+                    li -= m
+                elif ri > rj:
+                    lam[j] -= m
+                ci += h
+                curv[j] += h
+            lam[i] += li
+            curv[i] += ci
+
+
+@numba.njit(**_JIT)
+def sort_queries(x, starts, sizes, order, xs, bucket):
+    """Rows of each query by score descending, ties by row order: ``order`` and ``xs = x[order]``.
+
+    A bucket sort per query: as many equal-width buckets as rows, filled in row order
+    (counting sort, stable), then a stable insertion sort inside each bucket — ``O(n)`` for
+    scores spread like a model's, and for long runs of tied scores.  A bucket of over 256
+    rows that is not already in order (scores crowded by outliers) gets a stable merge sort
+    instead, so the worst case is ``O(n log n)``.  ``bucket`` is scratch (intp, ``n + 1``).
+    About as fast as numpy's stable argsort warm-started from the previous round's ranking
+    (0.4–0.6 ms at 30,000 rows), and needs no warm start and no check of the ties.
+    """
+    for qi in range(starts.size):
+        lo = starts[qi]
+        m = sizes[qi]
+        hi = lo + m
+        top = x[lo]
+        bottom = x[lo]
+        for i in range(lo + 1, hi):
+            top = max(top, x[i])
+            bottom = min(bottom, x[i])
+        if not top > bottom:  # all tied (or one row): row order
+            for i in range(lo, hi):
+                order[i] = i
+                xs[i] = x[i]
+            continue
+        span = top - bottom
+        count = bucket[lo:hi + 1]
+        count[:] = 0
+        for i in range(lo, hi):
+            k = min(int((top - x[i]) / span * m), m - 1)
+            count[k + 1] += 1
+        for k in range(m):
+            count[k + 1] += count[k]
+        for i in range(lo, hi):  # rows in row order: stable
+            k = min(int((top - x[i]) / span * m), m - 1)
+            j = lo + count[k]
+            count[k] += 1
+            order[j] = i
+            xs[j] = x[i]
+        first = lo  # count[k] now ends bucket k
+        for k in range(m):
+            last = lo + count[k]
+            if last - first > 256:
+                ordered = True
+                for j in range(first + 1, last):
+                    if xs[j] > xs[j - 1]:
+                        ordered = False
+                        break
+                if not ordered:
+                    sub = np.argsort(-xs[first:last], kind="mergesort")  # stable
+                    rows = order[first:last][sub]
+                    vals = xs[first:last][sub]
+                    order[first:last] = rows
+                    xs[first:last] = vals
+            else:
+                for j in range(first + 1, last):
+                    v = xs[j]
+                    r = order[j]
+                    i = j - 1
+                    while i >= first and xs[i] < v:
+                        xs[i + 1] = xs[i]
+                        order[i + 1] = order[i]
+                        i -= 1
+                    xs[i + 1] = v
+                    order[i + 1] = r
+            first = last
+
+
+@numba.njit(**_JIT)
+def scatter(order, lam, curv, sigma, grad, hess):
+    """LightGBM's ``grad = −σ·Λ`` and ``hess = σ²·max(curvature, 0)``, back in row order."""
+    s2 = sigma * sigma
+    for i in range(order.size):
+        r = order[i]
+        grad[r] = -sigma * lam[i]
+        c = curv[i]
+        hess[r] = s2 * c if c > 0.0 else 0.0

@@ -1,0 +1,349 @@
+"""The worker processes of :mod:`core.runs.jobs`: their handle in the app and their main loop.
+
+App side, :class:`WorkerProcess` starts ``python -c "from core.runs._worker import worker_main;
+worker_main()"`` and a thread that reads its replies.  Worker side, :func:`worker_main` reads
+one JSON job per line on stdin, trains it (:func:`run_job`) and writes one JSON reply per line
+on the original stdout (anything else printed to stdout goes to stderr).  Progress and the
+cancel flag are files in the job's folder (:class:`Progress`).  Nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.data.abdata import ABData
+from core.runs.store import RunConfig, RunStore, make_splits
+
+_PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+_BOOT = "from core.runs._worker import worker_main; worker_main()"
+CHECK_EVERY_S = 0.02  # cancel-flag checks, at most this often
+WRITE_EVERY_S = 0.1  # progress-file writes, at most this often
+AUUC_CUTOFFS = (0.1, 0.3, 0.5, 1.0)
+
+
+class WorkerProcess:
+    """One worker process and the daemon thread that reads its replies.
+
+    ``on_reply(worker, reply)`` is called for every reply and ``on_exit(worker)`` once when
+    the process has ended; both are held as weak references (the runner owns the worker).
+    """
+
+    def __init__(self, on_reply: Callable, on_exit: Callable, *, nice: int = 0):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PROJECT_ROOT, env.get("PYTHONPATH"))
+                                            if p)
+        env["UPRANK_WORKER_NICE"] = str(nice)
+        self.job_id: str | None = None
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            env=env, text=True, encoding="utf-8", bufsize=1)
+        self._on_reply = weakref.WeakMethod(on_reply)
+        self._on_exit = weakref.WeakMethod(on_exit)
+        self.thread = threading.Thread(target=self._read, daemon=True,
+                                       name=f"uprank-worker-{self.proc.pid}")
+        self.thread.start()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def close_stdin(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+    def _read(self) -> None:
+        try:
+            for line in self.proc.stdout:
+                callback = self._on_reply()
+                if callback is None:
+                    break
+                with contextlib.suppress(ValueError):
+                    callback(self, json.loads(line))
+                del callback
+        except (OSError, ValueError):
+            pass
+        self.proc.wait()
+        self.close_stdin()
+        callback = self._on_exit()
+        if callback is not None:
+            callback(self)
+
+
+def append_log(job_dir: Path, text: str) -> None:
+    """Append to the job's ``log.txt`` (never raises)."""
+    with contextlib.suppress(OSError):
+        job_dir.mkdir(parents=True, exist_ok=True)
+        with open(job_dir / "log.txt", "a", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+# --------------------------------------------------------------------------- worker side
+def worker_main() -> None:
+    """Entry point of a worker process: one JSON job per stdin line, one reply per job."""
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not break replies
+    nice = int(os.environ.get("UPRANK_WORKER_NICE", "0") or 0)
+    if nice and hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(nice)
+    with contextlib.suppress(ImportError):  # what every job needs: load it before the first
+        import sklearn.model_selection  # noqa: F401
+
+        import core.evaluation.curves  # noqa: F401
+        import core.data.datasets  # noqa: F401
+        import core.models.baselines  # noqa: F401
+    _warm_lambda_kernels()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        for p in msg.get("sys_path", []):
+            if p not in sys.path:
+                sys.path.append(p)
+        replies.write(json.dumps(run_job(msg)) + "\n")
+
+
+def _warm_lambda_kernels() -> None:
+    """Load (or, in a fresh checkout, compile: ~20 s once) the λ-objective's compiled kernels
+    now, while the worker waits for its first job, instead of inside the first training run."""
+    try:
+        import numpy as np
+
+        from core.objectives.lambdas import lambda_gradients
+
+        for method in ("binned", "exact"):
+            lambda_gradients(np.linspace(0, 1, 300), np.tile([1.0, 0.0, -1.0], 100), [300],
+                             metric="pcg", method=method)
+    except Exception:  # noqa: BLE001 - a warm-up must never stop the worker
+        pass
+
+
+class JobCancelled(Exception):
+    """Raised by the progress callback when :mod:`core.models.baselines` (and its
+    ``TrainingCancelled``) cannot be imported."""
+
+
+class Progress:
+    """Worker side of the progress file and the cancel flag of one job."""
+
+    def __init__(self, job_dir: Path, n_splits: int, cancelled: type[BaseException]):
+        self.path, self.flag = job_dir / "progress.json", job_dir / "cancel"
+        self.cancelled = cancelled
+        self.state = {"phase": "starting", "split": 0, "n_splits": n_splits, "round": 0,
+                      "total": 0, "started": time.time(), "fit_started": None}
+        self._last_check = self._last_write = 0.0
+
+    def set(self, **fields: Any) -> None:
+        self.state.update(fields)
+        self.write()
+
+    def write(self) -> None:
+        now = time.time()
+        self.state["updated"] = now
+        self._last_write = now
+        tmp = self.path.with_suffix(".tmp")
+        with contextlib.suppress(OSError):  # a reader holding the file (Windows): next time
+            tmp.write_text(json.dumps(self.state), encoding="utf-8")
+            os.replace(tmp, self.path)
+
+    def check(self) -> None:
+        self._last_check = time.monotonic()
+        if self.flag.exists():
+            raise self.cancelled("Training cancelled.")
+
+    def requested(self) -> bool:
+        return self.flag.exists()
+
+    def callback(self, round: int, total: int, metric: Any = None) -> None:
+        """The ``fit`` callback: record the round, raise when a cancel was requested."""
+        self.state["round"], self.state["total"] = int(round), int(total)
+        if self.state["fit_started"] is None:
+            self.state["fit_started"] = time.time()
+        if time.monotonic() - self._last_check >= CHECK_EVERY_S:
+            self.check()
+        if time.time() - self._last_write >= WRITE_EVERY_S or round >= total:
+            self.write()
+
+
+def run_job(msg: dict) -> dict:
+    job_id, job_dir = msg["job_id"], Path(msg["job_dir"])
+    reply = {"job_id": job_id}
+    try:
+        from core.models.baselines import TrainingCancelled
+    except Exception:  # noqa: BLE001 - a broken model module fails the job below, with a log
+        TrainingCancelled = JobCancelled  # noqa: N806
+    progress = Progress(job_dir, int(msg["config"].get("n_repeats", 1)), TrainingCancelled)
+    progress.write()
+    try:
+        reply.update(_train(msg, progress))
+    except BaseException as exc:  # noqa: BLE001 - reported to the runner, never raised
+        if progress.requested():
+            return {**reply, "state": "cancelled", "message": "Cancelled."}
+        if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+            raise
+        append_log(job_dir, traceback.format_exc())
+        return {**reply, "state": "failed", "message": _one_line(exc, progress.state)}
+    return reply
+
+
+def _one_line(exc: BaseException, state: dict) -> str:
+    text = (str(exc).strip().splitlines() or [""])[0]
+    if not isinstance(exc, ValueError):  # DataError is a ValueError
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    where = ""
+    if state.get("phase") == "training" and state.get("n_splits", 1) > 1:
+        where = f" (split {state['split']} of {state['n_splits']})"
+    elif state.get("phase") in ("loading", "splitting"):
+        where = f" while {state['phase']} the data"
+    return f"Training failed{where}: {text}"
+
+
+def _load_data(config: RunConfig, store: RunStore) -> ABData:
+    from core.data.abdata import DataError
+
+    if config.dataset is None:
+        return store.load_data(config.fingerprint)
+    from core.data.datasets import load_dataset
+
+    data = load_dataset(config.dataset, **config.options_dict)
+    if data.fingerprint() != config.fingerprint:
+        raise DataError(f"The dataset {config.dataset!r} {config.options_dict} loaded for "
+                        "training differs from the one the run was set up with (fingerprint "
+                        f"{data.fingerprint()[:12]}… vs {config.fingerprint[:12]}…); reload "
+                        "the page and try again.")
+    return data
+
+
+def _resolve(factory: str) -> Any:
+    import importlib
+
+    module, _, attr = factory.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _train(msg: dict, progress: Progress) -> dict:
+    import numpy as np
+
+    from core._validation import check_scores
+
+    t0 = time.perf_counter()
+    config = RunConfig.from_dict(msg["config"])
+    store = RunStore(msg["store"])
+    run_id = config.run_id()
+    if store.exists(run_id):
+        return {"state": "cached", "message": "Already trained: the stored run is used."}
+    progress.set(phase="loading")
+    data = _load_data(config, store)
+    progress.set(phase="splitting")
+    splits = make_splits(data.y, data.t, scheme=config.scheme, test_size=config.test_size,
+                         n_repeats=config.n_repeats, random_state=config.seed)
+    factory = _resolve(msg["factory"])
+    fit_s, predict_s, metrics, messages, seeded = [], [], [], [], None
+    with store.writer(config, workdir=Path(msg["job_dir"])) as writer, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i, (train, test) in enumerate(splits):
+            progress.check()
+            progress.set(phase="training", split=i + 1, round=0)
+            model = factory(config.model, **config.params_dict)
+            seeded = _seed_model(model, config)
+            t = time.perf_counter()
+            model.fit(data.X.iloc[train].reset_index(drop=True), data.y[train], data.t[train],
+                      callback=progress.callback)
+            fit_s.append(round(time.perf_counter() - t, 4))
+            t = time.perf_counter()
+            score = model.predict(data.X.iloc[test].reset_index(drop=True))
+            predict_s.append(round(time.perf_counter() - t, 4))
+            score = check_scores(np.asarray(score, dtype=np.float64).reshape(-1), "score",
+                                 n=len(test))
+            writer.add_split(i, test, data.y[test], data.t[test], score, model)
+            metrics.append(_auuc_metrics(data.y[test], data.t[test], score))
+        progress.check()
+        progress.set(phase="saving")
+        messages = sorted({str(w.message) for w in caught})
+        result = {
+            "data_name": data.name, "n_rows": data.n, "n_features": int(data.X.shape[1]),
+            "model_class": type(model).__name__, "model_random_state": seeded,
+            "train_sizes": [len(tr) for tr, _ in splits],
+            "test_sizes": [len(te) for _, te in splits],
+            "fit_seconds": fit_s, "predict_seconds": predict_s,
+            "total_seconds": round(time.perf_counter() - t0, 4),
+            "metrics": metrics, "metrics_mean": _mean_metrics(metrics),
+            "messages": messages, "versions": _versions(),
+        }
+        writer.commit(result)
+    return {"state": "done", "run_id": run_id}
+
+
+def _seed_model(model: Any, config: RunConfig) -> int | None:
+    """Give the model ``config.seed`` as ``random_state`` when the params set none."""
+    get_params = getattr(model, "get_params", None)
+    if "random_state" in config.params_dict or not callable(get_params):
+        return config.params_dict.get("random_state")
+    if "random_state" in get_params(deep=False) and get_params(deep=False)["random_state"] \
+            is None:
+        model.set_params(random_state=config.seed)
+        return config.seed
+    return None
+
+
+def _auuc_metrics(y: Any, t: Any, score: Any) -> dict:
+    """AUUC of every curve definition at 10/30/50/100 % (``None`` where undefined)."""
+    import math
+
+    from core.evaluation.curves import DEFINITIONS, UpliftCurves
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curves = UpliftCurves(y, t, score)
+        out = {}
+        for name in DEFINITIONS:
+            row = {}
+            for c in AUUC_CUTOFFS:
+                v = float(curves.auuc(name, cutoff=c))
+                row[f"AUUC@{c:.0%}"] = v if math.isfinite(v) else None
+            out[name] = row
+    return {"auuc": out}
+
+
+def _mean_metrics(metrics: list[dict]) -> dict:
+    if not metrics:
+        return {}
+    out = {}
+    for name, row in metrics[0]["auuc"].items():
+        out[name] = {}
+        for key in row:
+            vals = [m["auuc"][name][key] for m in metrics if m["auuc"][name][key] is not None]
+            out[name][key] = sum(vals) / len(vals) if vals else None
+    return {"auuc": out}
+
+
+def _versions() -> dict:
+    import platform
+
+    import numpy as np
+
+    out = {"python": platform.python_version(), "numpy": np.__version__}
+    if "lightgbm" in sys.modules:
+        out["lightgbm"] = getattr(sys.modules["lightgbm"], "__version__", "?")
+    return out

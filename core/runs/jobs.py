@@ -1,0 +1,533 @@
+"""Background training: a job queue that trains models in separate worker processes.
+
+:class:`JobRunner` is meant to be created once per app process (the Train page keeps it in
+``st.cache_resource``) and shared by every browser session; all its methods are
+thread-safe.  ``submit`` returns at once; the page polls :meth:`JobRunner.status`.
+
+Design
+------
+* **Processes.**  Each worker is a fresh Python interpreter (``subprocess`` running
+  :func:`core.runs._worker.worker_main`; like multiprocessing's "spawn", nothing is forked, so
+  LightGBM's OpenMP threads are safe, and the Streamlit script is not re-imported).  A worker stays
+  alive between jobs, so NumPy/LightGBM imports are paid once; ``max_workers`` bound how
+  many jobs train at the same time, the rest wait in a FIFO queue.  A crash of LightGBM
+  kills only that worker: its job fails, the next job gets a new worker.
+* **No pickle.**  The runner sends a worker one JSON line per job on its stdin (config,
+  paths, model factory) and reads one JSON line back.  The data is never sent: a listed
+  dataset is reloaded from its key and options, uploaded data is read from the ``.npz``
+  copy written by :meth:`~core.runs.store.RunStore.save_data`; both are checked against the
+  config's fingerprint.
+* **Progress** goes through a small file per job (``<runs>/_jobs/<job_id>/progress.json``,
+  replaced atomically, at most ten times a second), read when a page asks for a status.
+* **Cancel** creates the file ``_jobs/<job_id>/cancel``; the worker's progress callback
+  looks for it (every 20 ms at most) and raises :class:`core.models.baselines.TrainingCancelled`.
+  Boosting rounds take milliseconds, so this stops a job in well under a second.  A model
+  that does not report rounds often enough (one very long round, or no callback) is
+  stopped by killing its worker ``cancel_grace`` seconds (default 1 s) after the request —
+  either way the job is "cancelled" within 2 s, and no run is stored: runs are written to
+  a temporary folder and renamed into the store only when complete.
+* **Dedupe and caching.**  A job is keyed by its run id: submitting a config whose run is
+  already stored gives a job that is "cached" at once (no training); one already queued or
+  running returns the existing job id, which then lists both sessions.
+
+Job states: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``; or ``cached``.
+A failure (an exception in the worker, or the worker dying) is recorded with a one-line
+message and the traceback in the job's ``log.txt``; it is never raised into the caller.
+
+Examples
+--------
+One runner per app process, keyed by the runs directory (tests change it)::
+
+    runner = JobRunner(max_workers=1, store=default_runs_dir())   # cached as a resource
+    config = RunConfig.for_data(data, "TwoModel", {"n_estimators": 200},
+                                dataset="world", options={"n": 20_000, "random_state": 0},
+                                scheme="repeated", n_repeats=10, seed=0)
+    job = runner.submit(config, data=data, session=session_id)
+    runner.status(job)         # JobStatus(state="running", split=2, round=57, total=200, ...)
+    runner.cancel(job, session=session_id)
+    run = runner.store.get(runner.status(job).run_id)   # once state is "done" or "cached"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core._validation import check_positive_int
+from core.runs._worker import WorkerProcess, append_log
+from core.data.abdata import ABData
+from core.runs.store import RunConfig, RunStore, _remove_older_than
+
+__all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "MODEL_FACTORY", "STATES", "JobRunner",
+           "JobStatus"]
+
+#: Default model factory, as "module:attribute"; called in the worker as
+#: ``factory(config.model, **config.params_dict)``.  Tests pass their own to
+#: :class:`JobRunner` (``model_factory=``) to train tiny fake models.
+MODEL_FACTORY = "core.models.baselines:make_model"
+#: Seconds between a cancel request and killing a worker that has not stopped by itself.
+CANCEL_GRACE_S = 1.0
+STATES = ("queued", "running", "done", "cached", "failed", "cancelled")
+FINAL_STATES = frozenset({"done", "cached", "failed", "cancelled"})
+_KEEP_JOB_DIRS_S = 7 * 86_400.0
+_PHASES = {"starting": "Starting the training process…", "loading": "Loading the data…",
+           "splitting": "Splitting the data…", "training": "Training",
+           "saving": "Saving the run…"}
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """A snapshot of one job, for display.
+
+    ``round``/``total`` count boosting rounds of the current split (``split`` of
+    ``n_splits``, from 1); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None`` until a
+    rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
+    ``sessions`` are the sessions that submitted it; ``submitted``/``started``/``finished``
+    are ``time.time()`` stamps (``None`` when not reached).
+    """
+
+    job_id: str
+    run_id: str
+    state: str
+    label: str = ""
+    message: str = ""
+    round: int = 0
+    total: int = 0
+    split: int = 0
+    n_splits: int = 1
+    elapsed: float = 0.0
+    eta: float | None = None
+    position: int = 0
+    sessions: tuple[str, ...] = ()
+    submitted: float = 0.0
+    started: float | None = None
+    finished: float | None = None
+    log_path: str | None = None
+
+    @property
+    def is_final(self) -> bool:
+        """True for done, cached, failed and cancelled."""
+        return self.state in FINAL_STATES
+
+    @property
+    def fraction(self) -> float:
+        """Share of the boosting rounds of all splits done, in [0, 1]."""
+        if self.state in ("done", "cached"):
+            return 1.0
+        if not self.total or not self.split:
+            return 0.0
+        done = (self.split - 1) * self.total + self.round
+        return min(1.0, done / (self.n_splits * self.total))
+
+
+@dataclass
+class _Job:
+    job_id: str
+    config: RunConfig
+    run_id: str
+    label: str
+    sessions: list[str]
+    state: str
+    job_dir: Path
+    submitted: float
+    started: float | None = None
+    finished: float | None = None
+    message: str = ""
+    worker: WorkerProcess | None = None
+    cancel_requested: bool = False
+    progress: dict = field(default_factory=dict)
+
+
+class JobRunner:
+    """A queue of training jobs run by worker processes; see the module docstring.
+
+    Parameters
+    ----------
+    max_workers : int, default 1
+        Jobs training at the same time (each in its own process; LightGBM uses all cores of
+        the machine unless the model's ``num_threads`` says otherwise).
+    store : RunStore or path, optional
+        Where runs, progress files and uploaded-data copies go; default ``RunStore()``.
+    model_factory : str, default :data:`MODEL_FACTORY`
+        ``"module:attribute"`` of the function the worker calls to build a model.
+    cancel_grace : float, default 1.0
+        Seconds a running job gets to stop by itself after :meth:`cancel` before its worker
+        is killed.
+    nice : int, default 5
+        Lower priority of the workers (POSIX ``nice``), so the app's pages stay responsive.
+    keep : int, default 200
+        Finished jobs remembered; older ones are forgotten (their runs stay in the store).
+    """
+
+    def __init__(self, max_workers: int = 1, *, store: RunStore | str | Path | None = None,
+                 model_factory: str = MODEL_FACTORY, cancel_grace: float = CANCEL_GRACE_S,
+                 nice: int = 5, keep: int = 200):
+        check_positive_int(max_workers, "max_workers")
+        if not isinstance(model_factory, str) or model_factory.count(":") != 1:
+            raise ValueError(f"model_factory must be 'module:attribute'; got {model_factory!r}.")
+        self.store = store if isinstance(store, RunStore) else RunStore(store)
+        self.max_workers = max_workers
+        self.model_factory = model_factory
+        self.cancel_grace = float(cancel_grace)
+        self.nice = int(nice)
+        self.keep = int(keep)
+        self._jobs_dir = self.store.root / "_jobs"
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._jobs: dict[str, _Job] = {}
+        self._queue: deque[str] = deque()
+        self._active: dict[str, str] = {}  # run_id -> job_id of a queued or running job
+        self._workers: list[WorkerProcess] = []
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _kill_all, self._workers)
+        with contextlib.suppress(OSError):
+            _remove_older_than(self._jobs_dir, _KEEP_JOB_DIRS_S)
+            self.store.cleanup()
+
+    # ------------------------------------------------------------------ public API
+    def submit(self, config: RunConfig, *, data: ABData | None = None,
+               session: str | None = None, label: str | None = None) -> str:
+        """Queue the training of ``config``; returns the job id at once.
+
+        Parameters
+        ----------
+        config : RunConfig
+        data : ABData, optional
+            The data the config was made for.  Required for uploaded data
+            (``config.dataset is None``) unless a copy is already stored; for a listed
+            dataset it is only checked against ``config.fingerprint``.
+        session : str, optional
+            Who submits (the page passes its session id); see :meth:`jobs`.
+        label : str, optional
+            Shown in job lists; default the model and data names.
+
+        Raises
+        ------
+        TypeError
+            ``config`` is not a :class:`~core.runs.store.RunConfig` or ``data`` not an ABData.
+        ValueError
+            ``data`` does not match ``config.fingerprint``, or uploaded data is missing
+            (:class:`~core.data.abdata.DataError` when a column cannot be copied).
+        RuntimeError
+            The runner was shut down.
+        """
+        if not isinstance(config, RunConfig):
+            raise TypeError(f"config must be a RunConfig; got {type(config).__name__}.")
+        if session is not None and not isinstance(session, str):
+            raise ValueError(f"session must be None or a string; got {type(session).__name__}.")
+        if data is not None:
+            if not isinstance(data, ABData):
+                raise TypeError(f"data must be an ABData; got {type(data).__name__}.")
+            if (fp := data.fingerprint()) != config.fingerprint:
+                raise ValueError("data must be the data the config was made for; its "
+                                 f"fingerprint {fp[:12]}… differs from "
+                                 f"config.fingerprint {config.fingerprint[:12]}….")
+        run_id = config.run_id()
+        if config.dataset is None and not self.store.exists(run_id):
+            if data is not None:
+                self.store.save_data(data)
+            elif not self.store.has_data(config.fingerprint):
+                raise ValueError("config is for uploaded data (dataset=None): pass data= the "
+                                 "ABData so the training process can read a copy.")
+        if label is None:
+            label = f"{config.model} — {data.name if data is not None else config.dataset}"
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("This JobRunner was shut down; create a new one.")
+            existing = self._active.get(run_id)
+            if existing is not None:
+                job = self._jobs[existing]
+                if session is not None and session not in job.sessions:
+                    job.sessions.append(session)
+                return existing
+            job_id = uuid.uuid4().hex[:12]
+            job = _Job(job_id, config, run_id, label, [session] if session else [], "queued",
+                       self._jobs_dir / job_id, time.time())
+            self._jobs[job_id] = job
+            if self.store.exists(run_id):
+                self._finish(job, "cached", "Already trained: the stored run is used.")
+            else:
+                self._queue.append(job_id)
+                self._active[run_id] = job_id
+                self._dispatch()
+            self._forget_old()
+            return job_id
+
+    def status(self, job_id: str) -> JobStatus:
+        """Current state and progress of a job (``KeyError`` for an unknown id)."""
+        with self._lock:
+            job = self._job(job_id)
+            snap = dict(job.__dict__, sessions=tuple(job.sessions))
+            position = (self._queue.index(job_id) + 1) if job.state == "queued" else 0
+        progress = snap["progress"]
+        if snap["state"] == "running":
+            progress = _read_json(snap["job_dir"] / "progress.json") or progress
+        return _make_status(snap, progress, position, time.time())
+
+    def jobs(self, session: str | None = None) -> list[JobStatus]:
+        """Statuses of all jobs, or of those ``session`` submitted, oldest first."""
+        with self._lock:
+            ids = [j.job_id for j in self._jobs.values()
+                   if session is None or session in j.sessions]
+        out = []
+        for job_id in ids:
+            with contextlib.suppress(KeyError):
+                out.append(self.status(job_id))
+        return out
+
+    def cancel(self, job_id: str, *, session: str | None = None) -> bool:
+        """Stop a queued or running job; ``False`` when it had already finished.
+
+        A queued job is removed from the queue at once.  A running job stops at its next
+        boosting round (its worker is killed after ``cancel_grace`` seconds otherwise).
+        With ``session``, a job that other sessions also submitted keeps running for them
+        (only ``session`` is detached from it), and another session's job is left alone
+        (``False``).
+        """
+        with self._lock:
+            job = self._job(job_id)
+            if job.state in FINAL_STATES:
+                return False
+            if session is not None and job.sessions and session not in job.sessions:
+                return False  # another session's job
+            if session is not None and len(job.sessions) > 1:
+                job.sessions.remove(session)
+                self._changed.notify_all()
+                return True
+            if job.state == "queued":
+                self._queue.remove(job_id)
+                self._finish(job, "cancelled", "Cancelled before it started.")
+                return True
+            if not job.cancel_requested:
+                job.cancel_requested = True
+                with contextlib.suppress(OSError):
+                    (job.job_dir / "cancel").touch()
+                timer = threading.Timer(self.cancel_grace, self._force_stop,
+                                        (job_id, job.worker))
+                timer.daemon = True
+                timer.start()
+            return True
+
+    def warm_up(self) -> None:
+        """Start the worker processes now, so the first job does not wait for their imports
+        (a few seconds: NumPy, pandas, scikit-learn, LightGBM)."""
+        with self._lock:
+            while not self._closed and len(self._workers) < self.max_workers:
+                self._workers.append(WorkerProcess(self._on_reply, self._on_exit,
+                                                   nice=self.nice))
+
+    def wait(self, job_id: str, timeout: float | None = None) -> JobStatus:
+        """Block until the job is final; raises ``TimeoutError`` after ``timeout`` seconds."""
+        with self._changed:
+            job = self._job(job_id)
+            if not self._changed.wait_for(lambda: job.state in FINAL_STATES, timeout):
+                raise TimeoutError(f"Job {job_id} is still {job.state} after {timeout} s.")
+        return self.status(job_id)
+
+    def log(self, job_id: str) -> str:
+        """The job's log (the traceback of a failure), or ``""``."""
+        with self._lock:
+            path = self._job(job_id).job_dir / "log.txt"
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def shutdown(self, *, wait: bool = True) -> None:
+        """Cancel every job and stop the workers (killed if they do not stop in time)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            while self._queue:
+                self._finish(self._jobs[self._queue.popleft()], "cancelled",
+                             "Cancelled: the app is shutting down.")
+            for job in self._jobs.values():
+                if job.state == "running":
+                    job.cancel_requested = True
+                    with contextlib.suppress(OSError):
+                        (job.job_dir / "cancel").touch()
+            workers = list(self._workers)
+        for w in workers:
+            w.close_stdin()
+        deadline = time.monotonic() + (self.cancel_grace if wait else 0.0)
+        for w in workers:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                w.proc.wait(max(0.0, deadline - time.monotonic()))
+            w.kill()
+        if wait:
+            for w in workers:
+                w.thread.join(2.0)
+        with self._lock:
+            for job in self._jobs.values():
+                if job.state == "running":
+                    self._finish(job, "cancelled", "Cancelled: the app is shutting down.")
+
+    def __enter__(self) -> JobRunner:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shutdown()
+
+    # ------------------------------------------------------------------ internals
+    def _job(self, job_id: str) -> _Job:
+        try:
+            return self._jobs[job_id]
+        except (KeyError, TypeError):
+            raise KeyError(f"Unknown job id {job_id!r}.") from None
+
+    def _dispatch(self) -> None:
+        """Start queued jobs on idle workers (called with the lock held)."""
+        while self._queue and not self._closed:
+            worker = next((w for w in self._workers if w.job_id is None and w.alive()), None)
+            if worker is None and len(self._workers) >= self.max_workers:
+                return
+            job = self._jobs[self._queue.popleft()]
+            if self.store.exists(job.run_id):
+                self._finish(job, "cached", "Already trained: the stored run is used.")
+                continue
+            message = {"job_id": job.job_id, "job_dir": str(job.job_dir),
+                       "store": str(self.store.root), "config": job.config.to_dict(),
+                       "factory": self.model_factory, "sys_path": list(sys.path)}
+            try:
+                job.job_dir.mkdir(parents=True, exist_ok=True)
+                if worker is None:
+                    worker = WorkerProcess(self._on_reply, self._on_exit, nice=self.nice)
+                    self._workers.append(worker)
+                worker.send(message)
+            except OSError as err:
+                if worker is not None:
+                    worker.kill()
+                    self._drop(worker)
+                self._finish(job, "failed", f"Could not start the training process: {err}")
+                continue
+            worker.job_id, job.worker = job.job_id, worker
+            job.state, job.started = "running", time.time()
+            job.progress = {"phase": "starting", "n_splits": job.config.n_splits}
+            self._changed.notify_all()
+
+    def _finish(self, job: _Job, state: str, message: str) -> None:
+        """Make ``job`` final (lock held)."""
+        if job.state == "running":
+            job.progress = _read_json(job.job_dir / "progress.json") or job.progress
+        job.state, job.message, job.finished = state, message, time.time()
+        if job.worker is not None and job.worker.job_id == job.job_id:
+            job.worker.job_id = None
+        job.worker = None
+        if self._active.get(job.run_id) == job.job_id:
+            del self._active[job.run_id]
+        self._changed.notify_all()
+
+    def _on_reply(self, worker: WorkerProcess, reply: dict) -> None:
+        with self._lock:
+            job = self._jobs.get(reply.get("job_id", ""))
+            if job is None or job.worker is not worker or job.state != "running":
+                return
+            state = reply.get("state", "failed")
+            message = reply.get("message", "")
+            if state == "done":
+                message = (f"Trained in {time.time() - (job.started or time.time()):.1f} s"
+                           + (" (it finished before the cancel request took effect)."
+                              if job.cancel_requested else "."))
+            elif state == "cancelled":
+                message = message or "Cancelled."
+            self._finish(job, state if state in FINAL_STATES else "failed", message)
+            self._dispatch()
+
+    def _on_exit(self, worker: WorkerProcess) -> None:
+        with self._lock:
+            self._drop(worker)
+            job = self._jobs.get(worker.job_id or "")
+            if job is not None and job.state == "running" and job.worker is worker:
+                if job.cancel_requested:
+                    self._finish(job, "cancelled", "Cancelled.")
+                else:
+                    code = worker.proc.returncode
+                    append_log(job.job_dir, f"The worker process exited with code {code}.\n")
+                    self._finish(job, "failed", "The training process stopped unexpectedly "
+                                 f"(exit code {code}); see the job log.")
+            if not self._closed:
+                self._dispatch()
+
+    def _force_stop(self, job_id: str, worker: WorkerProcess | None) -> None:
+        """Kill the worker of a job that did not stop within ``cancel_grace`` seconds."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None or job.state != "running" or job.worker is not worker \
+                    or worker is None:
+                return
+            worker.kill()
+            self._drop(worker)
+            self._finish(job, "cancelled", "Cancelled (the training process was stopped).")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                worker.proc.wait(1.0)
+            for tmp in job.job_dir.glob(f"{job.run_id}-*"):  # its half-written run
+                shutil.rmtree(tmp, ignore_errors=True)
+            self._dispatch()
+
+    def _drop(self, worker: WorkerProcess) -> None:
+        if worker in self._workers:
+            self._workers.remove(worker)
+
+    def _forget_old(self) -> None:
+        final = [j for j in self._jobs.values() if j.state in FINAL_STATES]
+        for job in final[:max(0, len(final) - self.keep)]:
+            del self._jobs[job.job_id]
+            if job.state != "failed":
+                shutil.rmtree(job.job_dir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- helpers
+def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobStatus:
+    state, started, finished = snap["state"], snap["started"], snap["finished"]
+    n_splits = int(progress.get("n_splits") or snap["config"].n_splits)
+    split, rnd, total = (int(progress.get(k) or 0) for k in ("split", "round", "total"))
+    if state == "done":
+        split = n_splits
+        rnd = total
+    elapsed = 0.0 if started is None else (finished or now) - started
+    eta, message = None, snap["message"]
+    if state == "running":
+        phase = progress.get("phase", "starting")
+        message = _PHASES.get(phase, phase)
+        if phase == "training":
+            message = f"Training split {split} of {n_splits}" if n_splits > 1 else "Training"
+        if snap["cancel_requested"]:
+            message = "Cancelling…"
+        done, fit0, updated = (split - 1) * total + rnd, progress.get("fit_started"), \
+            progress.get("updated")
+        if total and done > 0 and fit0 and updated and updated > fit0:
+            rate = done / (updated - fit0)
+            eta = max(0.0, (n_splits * total - done) / rate - max(0.0, now - updated))
+    elif state == "queued":
+        message = f"Queued ({position - 1} ahead)" if position > 1 else "Queued (next)"
+    log = snap["job_dir"] / "log.txt"
+    return JobStatus(
+        job_id=snap["job_id"], run_id=snap["run_id"], state=state, label=snap["label"],
+        message=message, round=rnd, total=total, split=split, n_splits=n_splits,
+        elapsed=max(0.0, elapsed), eta=eta, position=position,
+        sessions=tuple(snap["sessions"]), submitted=snap["submitted"], started=started,
+        finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None)
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _kill_all(workers: list) -> None:
+    for w in list(workers):
+        w.kill()
