@@ -54,6 +54,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from core.constants import CUTOFFS
 from core.data.datasets import ABData, load_hillstrom, load_information
 from core.evaluation.curves import UpliftCurves
 from core.models import (
@@ -64,7 +65,6 @@ from core.models import (
     UpliftRandomForest,
 )
 
-CUTOFFS = (0.1, 0.3, 0.5, 1.0)
 DATASETS = ("hillstrom", "information")
 TABLES = ("6", "8", "9", "10", "11")
 CAVEAT = ("**Caveat:** seed-to-seed sd (~0.0015 on Hillstrom) is as large as most gaps "

@@ -18,6 +18,7 @@ __all__ = [
     "check_binary",
     "check_choice",
     "check_cutoff",
+    "check_cutoffs",
     "check_fraction",
     "check_group_ids",
     "check_level",
@@ -161,6 +162,17 @@ def check_cutoff(value: Any, name: str = "k") -> int | None:
     if value < 1:
         raise ValueError(f"{name} must be None or a positive integer; got {value!r}.")
     return int(value)
+
+
+def check_cutoffs(values: Any, name: str = "cutoffs") -> tuple[float, ...]:
+    """Return a non-empty tuple of fractions in (0, 1] (cut-offs of a ranked list), else raise."""
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of numbers in (0, 1]; got {values!r}.") from None
+    if not out:
+        raise ValueError(f"{name} must hold at least one number in (0, 1]; got none.")
+    return tuple(check_fraction(c, name) for c in out)
 
 
 def check_group_ids(values: Any, name: str = "group", *, n: int) -> np.ndarray:

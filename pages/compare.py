@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
+from core.constants import CUTOFFS
 from core.evaluation import compare, targeting
 from core.evaluation.curve_tables import auuc_summary
 from core.evaluation.curves import DEFINITIONS
@@ -14,8 +15,6 @@ from core.runs.report import html_report
 from core.runs.views import bands_frame, scores_frame, split_curves, test_scores
 from ui import common
 from ui.charts import band_figure, decile_figure, profit_figure
-
-CUTS = (0.1, 0.3, 0.5, 1.0)
 
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
@@ -72,7 +71,7 @@ with common.guard("Comparing the runs"):
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"), key="cmp_fig")
 
     st.subheader("AUUC on the test rows")
-    cuts = tuple(sorted(set(CUTS) | {cutoff}))
+    cuts = tuple(sorted(set(CUTOFFS) | {cutoff}))
     table = auuc_summary(y, t, scores, definition=definition, cutoffs=cuts)
     if st.toggle("Bootstrap 95 % intervals and paired tests", key="cmp_boot"):
         n_boot = st.select_slider("Replicates", [200, 500, 1000, 2000], 500, key="cmp_nboot")

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from core.constants import CUTOFFS
 from core.evaluation.curve_tables import (
     BASELINES,
     PERFECT,
@@ -14,8 +15,6 @@ from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from ui import common
 from ui.charts import curve_figure
-
-CUTOFFS = (0.1, 0.3, 0.5, 1.0)
 
 
 @st.cache_data(show_spinner="Computing curves…", max_entries=64)

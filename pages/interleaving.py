@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core.interleaving import METHODS, PRESETS, RANKERS, users_needed
+from core.runs import simulations as sim
 from core.runs.export import safe_csv_bytes
 from ui import common
 from ui import interleaving_view as view
@@ -13,14 +14,14 @@ st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the d
             "average causal effects. Simulated experiments estimate it with an A/B test (AB-total, "
             "AB-list) or an interleaved list (EPI-RCT, CBI-RCT, CBI-IPS): the paper's Table 2 "
             "(bias) and Figure 1 (false judgments against the number of users).")
-source = st.radio("World", [view.PRESET, view.DATASET], horizontal=True, key="il_source",
-                  format_func={view.PRESET: "Preset world",
-                               view.DATASET: "Built from the current dataset"}.get)
+source = st.radio("World", [sim.PRESET, sim.DATASET], horizontal=True, key="il_source",
+                  format_func={sim.PRESET: "Preset world",
+                               sim.DATASET: "Built from the current dataset"}.get)
 c1, c2, c3, c4 = st.columns(4)
 n = c4.number_input("List length n", 1, 500, 10, key="il_n")
 seed = c4.number_input("Random seed", 0, 2**31 - 1, 0, key="il_seed")
 data = scores = None
-if source == view.PRESET:
+if source == sim.PRESET:
     name = c1.selectbox("Preset", list(PRESETS), key="il_preset")
     p, rankers = PRESETS[name], list(RANKERS)
     a = c2.selectbox("Ranker A", rankers, rankers.index(p.ranker_a), key=f"il_a_{name}")
@@ -28,7 +29,7 @@ if source == view.PRESET:
     noise_a = c2.number_input("Noise of A (sd)", 0.0, 10.0, p.noise_a, 0.1, key=f"il_na_{name}")
     noise_b = c3.number_input("Noise of B (sd)", 0.0, 10.0, p.noise_b, 0.1, key=f"il_nb_{name}")
     c1.caption(f"{p.n_users:,} users × {p.n_items:,} items. {p.description}")
-    spec = view.WorldSpec(view.PRESET, name, a, b, int(n), float(noise_a), float(noise_b),
+    spec = sim.WorldSpec(sim.PRESET, name, a, b, int(n), float(noise_a), float(noise_b),
                           seed=int(seed))
 else:
     data = common.current_data()
@@ -48,31 +49,31 @@ else:
         data, scores = common.rankers_on_rows(data, (a, b), runs)
     if scores is None:
         st.stop()
-    spec = view.WorldSpec(view.DATASET, data.fingerprint(), a, b, int(n), pool_size=int(pool),
-                          scores_digest=view.scores_digest(*scores), seed=int(seed))
+    spec = sim.WorldSpec(sim.DATASET, data.fingerprint(), a, b, int(n), pool_size=int(pool),
+                          scores_digest=sim.scores_digest(*scores), seed=int(seed))
 
 d1, d2, d3 = st.columns([2, 2, 1])
-methods = d1.multiselect("Methods", METHODS, view.DEFAULT_METHODS, format_func=view.NAMES.get,
+methods = d1.multiselect("Methods", METHODS, sim.DEFAULT_METHODS, format_func=sim.NAMES.get,
                          key="il_methods")
-counts_text = d2.text_input("User counts (users per experiment)", view.PAPER_COUNTS_TEXT,
+counts_text = d2.text_input("User counts (users per experiment)", sim.PAPER_COUNTS_TEXT,
                             key="il_counts", help="Default: the paper's grid, 10 … 2000.")
 reps = d3.number_input("Repetitions", 10, 100_000, 2_000, 1_000, key="il_reps",
                        help="2,000 gives a first answer in seconds; the paper uses 10,000.")
 config = None
 with common.guard("Checking the settings"):
-    config, dropped = view.make_config(spec, methods, counts_text, reps, seed, data)
+    config, dropped = sim.make_config(spec, methods, counts_text, reps, seed, data)
     if dropped:
         st.info(f"The world has {spec.max_users(data):,} users: user counts "
                 f"{', '.join(map(str, dropped))} are left out.")
 
-job = st.session_state.get("il_job")
+job = st.session_state.get("il_job")  # (job id, its config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
-    if job is not None:
-        job.cancel()
-    job = st.session_state["il_job"] = view.submit(config, data, scores)
-    job.wait(0.5)  # a cached config (or bad settings) answers at once
-if job is not None and (done := view.show_job(job)):
-    st.session_state["il_last"] = (job.config, done)
+    with common.guard("Starting the simulation"):
+        if job is not None and job[1] != config:
+            common.runner().cancel(job[0], session=common.session_id())
+        job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
+if job is not None and (done := view.show_job(job[0])):
+    st.session_state["il_last"] = (job[1], done)
 if "il_last" not in st.session_state:
     st.info("Choose the settings and press **Run simulation**.")
     st.stop()
@@ -91,8 +92,8 @@ st.dataframe(res.table1.style.format(precision=4), width="stretch", key="il_tabl
 
 st.subheader("Bias (Table 2)")
 counts = sorted(res.bias["n_users"].unique())
-at = st.selectbox("At users", counts, counts.index(view.TABLE2_USERS)
-                  if view.TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n")
+at = st.selectbox("At users", counts, counts.index(sim.TABLE2_USERS)
+                  if sim.TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n")
 table = res.bias[res.bias["n_users"] == at].drop(columns="n_users").set_index("method")
 st.caption("Mean, sd and 95 % CI of the estimates of τA − τB; `truth_in_ci`: the paper's bold.")
 st.dataframe(table.style.format(precision=4), width="stretch", key="il_bias")
@@ -104,7 +105,7 @@ if res.truth == 0:
     st.warning("The two rankers have the same true effect: there is no wrong sign to judge.")
 t1, t2 = st.columns([3, 2])
 target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target") / 100
-if (paper := view.paper_target(res.curve)) and t2.toggle(
+if (paper := sim.paper_target(res.curve)) and t2.toggle(
         f"Paper's reading: AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})",
         key="il_paper_target"):
     target = paper[1]

@@ -15,6 +15,16 @@ from core.runs.presets import (
 )
 from core.runs.store import RunConfig
 from ui import common
+from ui.jobs import draw_job
+
+
+def cutoff_k(metric: str, k_pct: int, uses_k: bool) -> float | None:
+    """The slider as LambdaMART's ``k``: ``None`` = whole list, except that ``pcg_cutoff``
+    always needs a cut-off (100 % is the whole list) and MAP never takes one."""
+    if not uses_k or (k_pct == 100 and metric != "pcg_cutoff"):
+        return None
+    return k_pct / 100
+
 
 st.title("Train models")
 data = common.current_data()
@@ -32,7 +42,9 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric")
     query = c2.radio("Queries", QUERIES, key="train_query")
     labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels")
-    k_pct = c4.slider("PCG@k (% of each query)", 5, 100, 100, step=5, key="train_k")
+    uses_k = metric != "map"  # MAP has no cut-off; every other λ-objective takes one
+    k_pct = c4.slider("PCG@k (% of each query)", 5, 100, 100, step=5, key="train_k",
+                      disabled=not uses_k)
 c1, c2, c3 = st.columns(3)
 scheme = c1.radio("Evaluation", ["holdout", "repeated"], horizontal=True, key="train_scheme",
                   format_func={"holdout": "one 70/30 split", "repeated": "repeated splits"}.get)
@@ -45,7 +57,7 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
         source = common.current_source()
         for model in chosen:
             params = model_params(model, preset=preset, metric=metric, query=query,
-                                  labels=labels, k=None if k_pct == 100 else k_pct / 100)
+                                  labels=labels, k=cutoff_k(metric, k_pct, uses_k))
             config = RunConfig.for_data(
                 data, model, params, dataset=source[0] if source else None,
                 options=dict(source[1]) if source else None, scheme=scheme,
@@ -61,24 +73,7 @@ def job_panel():
         st.caption("No jobs yet: pick models and press Train.")
         return
     for job in jobs:
-        box = st.container(border=True)
-        head, button = box.columns([5, 1])
-        head.markdown(f"**{job.label}** — {job.state}")
-        if job.state in ("queued", "running"):
-            eta = f", about {job.eta:.0f} s left" if job.eta is not None else ""
-            split = f"split {job.split}/{job.n_splits}, " if job.n_splits > 1 else ""
-            text = (f"queued, position {job.position}" if job.state == "queued" else
-                    f"{split}round {job.round}/{job.total}, {job.elapsed:.0f} s{eta}")
-            box.progress(job.fraction, text=text)
-            if button.button("Cancel", key=f"cancel_{job.job_id}"):
-                runner.cancel(job.job_id, session=sid)
-        elif job.state == "failed":
-            box.error(job.message, icon=":material/error:")
-        elif job.state == "cancelled":
-            box.warning("Cancelled — nothing was stored.", icon=":material/cancel:")
-        else:
-            box.success(f"Done in {job.elapsed:.1f} s" if job.state == "done" else
-                        "Already trained: loaded from the run store.", icon=":material/check:")
+        draw_job(job, runner, sid, key=f"cancel_{job.job_id}")
 
 
 st.subheader("Jobs")

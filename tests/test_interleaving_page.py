@@ -11,7 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data import datasets
-from ui import interleaving_view as view
+from core.runs import simulations as view
+from ui import common
 from ui.interleaving_charts import false_judgment_figure
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "interleaving.py")
@@ -31,12 +32,15 @@ def open_page(**state) -> AppTest:
     return at
 
 
-def run_until_done(at: AppTest, limit: float = 20.0) -> AppTest:
+def job_status(at: AppTest):
+    """Status of the page's simulation job in the app's (process-wide) job runner."""
+    return common.runner().status(at.session_state["il_job"][0])
+
+
+def run_until_done(at: AppTest, limit: float = 30.0) -> AppTest:
     """Click Run simulation, then rerun the page (as its fragment would) until the job ends."""
     at.button(key="il_run").click().run()
-    deadline = time.monotonic() + limit
-    while at.session_state["il_job"].running and time.monotonic() < deadline:
-        time.sleep(0.1)
+    common.runner().wait(at.session_state["il_job"][0], timeout=limit)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -72,9 +76,10 @@ def test_small_preset_simulation_shows_tables_and_curve():
     at.toggle(key="il_paper_target").set_value(True).run()  # target = AB-total's rate at 50
     assert not at.exception
     assert "AB-total's rate at 50 users" in at.toggle(key="il_paper_target").label
-    # Same settings again: served from the cache at once.
+    # Same settings again: served from the stored result at once.
     at.button(key="il_run").click().run()
-    assert at.session_state["il_job"].state == "done"
+    assert job_status(at).state == "cached"
+    assert list(at.dataframe[1].value.index) == FIVE
 
 
 def test_world_built_from_the_current_dataset():
@@ -123,32 +128,52 @@ def test_cancel_stops_a_long_simulation():
     at = open_page()
     at.number_input(key="il_reps").set_value(50_000).run()
     at.button(key="il_run").click().run()
-    job = at.session_state["il_job"]
-    assert job.running and at.button(key="il_cancel")
+    job_id = at.session_state["il_job"][0]
+    deadline = time.monotonic() + 30
+    while job_status(at).state == "queued" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    at.run()
+    assert job_status(at).state == "running" and at.button(key="il_cancel")
     at.button(key="il_cancel").click().run()
-    assert job.wait(10) and job.state == "cancelled"
+    assert common.runner().wait(job_id, 10).state == "cancelled"
     at.run()
     assert "cancelled" in texts(at.info)
 
 
-def test_job_reports_progress_and_cancels_from_the_callback():
+def test_simulation_reports_progress_and_cancels_from_the_callback():
+    """The core computation reports its share done and stops when the callback raises."""
+    from core.runs.tasks import TaskCancelled
+
     spec = view.WorldSpec(view.PRESET, "grocery", "causal", "accuracy", 10, seed=3)
     config, dropped = view.make_config(spec, ["ab_total", "cbi_ips"], "10, 2000", 2_000, 3)
     assert dropped == () and config.methods == ("ab_total", "cbi_ips")
     seen = []
-    job = view.SimJob(config)
-    original = job._progress
 
-    def spy(fraction, text):
+    def progress(fraction, text):
         seen.append(fraction)
         if fraction > 0.2:
-            job.cancel()
-        original(fraction, text)
+            raise TaskCancelled
 
-    job._progress = spy
-    job._run(None, None)
-    assert job.state == "cancelled" and job.result is None
+    with pytest.raises(TaskCancelled):
+        view.run_simulation(config, progress=progress)
     assert 0 < max(seen) < 1
+
+
+def test_stored_simulation_result_round_trips(tmp_path):
+    """What the worker stores is what the page reads back (frames, labels, numbers)."""
+    from core.runs.store import RunStore
+
+    spec = view.WorldSpec(view.PRESET, "grocery", "causal", "accuracy", 10, seed=3)
+    config, _ = view.make_config(spec, ["ab_total", "cbi_ips"], "10, 50", 300, 3)
+    res = view.run_simulation(config)
+    store = RunStore(tmp_path)
+    store.save_result("0123456789abcdef", *res.to_stored())
+    back = view.load_simulation(store, "0123456789abcdef")
+    assert (back.label_a, back.label_b, back.users) == (res.label_a, res.label_b, res.users)
+    assert back.truth == res.truth
+    for name in ("table1", "bias", "curve"):
+        pd.testing.assert_frame_equal(getattr(back, name), getattr(res, name),
+                                      check_dtype=False, rtol=1e-14)
 
 
 def test_false_judgment_figure_has_log_axis_and_one_line_per_method():

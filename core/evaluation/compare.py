@@ -69,12 +69,14 @@ from core._validation import (
     UndefinedMetricWarning,
     as_generator,
     check_choice,
+    check_cutoffs,
     check_fraction,
     check_level,
     check_positive_int,
     check_scores,
     check_uplift_inputs,
 )
+from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, ranking_order
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 
@@ -99,18 +101,6 @@ def _check_score_mapping(scores: Mapping, n: int) -> dict[str, np.ndarray]:
             raise ValueError(f"scores names two rankers {key!r} once converted to text.")
         out[key] = check_scores(s, f"scores[{key!r}]", n=n)
     return out
-
-
-def _check_cutoffs(cutoffs: Iterable[float]) -> tuple[float, ...]:
-    try:
-        values = tuple(cutoffs)
-    except TypeError:
-        raise ValueError(
-            f"cutoffs must be a sequence of numbers in (0, 1]; got {cutoffs!r}."
-        ) from None
-    if not values:
-        raise ValueError("cutoffs must hold at least one number in (0, 1]; got none.")
-    return tuple(check_fraction(c, "cutoffs") for c in values)
 
 
 def _ranked(code: np.ndarray, score: np.ndarray, ties: str):
@@ -264,7 +254,7 @@ def bootstrap_auuc(
     scores: Mapping[str, np.ndarray],
     *,
     definition: str,
-    cutoffs: Sequence[float] = (0.1, 0.3, 0.5, 1.0),
+    cutoffs: Sequence[float] = CUTOFFS,
     n_boot: int = 1000,
     ties: str = "average",
     level: float = 0.95,
@@ -317,7 +307,7 @@ def bootstrap_auuc(
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
     named = _check_score_mapping(scores, y.shape[0])
     check_choice(definition, "definition", DEFINITIONS)
-    cutoffs = _check_cutoffs(cutoffs)
+    cutoffs = check_cutoffs(cutoffs)
     n_boot = check_positive_int(n_boot, "n_boot")
     check_choice(ties, "ties", TIES)
     level = check_level(level)

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from core._validation import check_choice, check_scores, check_uplift_inputs
+from core.constants import CUTOFFS
 from core.evaluation.curves import DEFINITIONS, UpliftCurves, perfect_score
 
 __all__ = [
@@ -93,7 +94,7 @@ def auuc_summary(
     scores: Mapping[str, np.ndarray],
     *,
     definition: str,
-    cutoffs: Iterable[float] = (0.1, 0.3, 0.5, 1.0),
+    cutoffs: Iterable[float] = CUTOFFS,
     ties: str = "average",
     baselines: Iterable[str] = BASELINES,
 ) -> pd.DataFrame:

@@ -64,10 +64,12 @@ import numpy as np
 from core._validation import (
     UndefinedMetricWarning,
     check_choice,
+    check_cutoffs,
     check_fraction,
     check_positive_int,
     check_uplift_inputs,
 )
+from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, cumulative, cumulative_at, ranking_order, tie_runs
 
 __all__ = [
@@ -393,7 +395,7 @@ def auuc_table(
     score,
     *,
     definitions=tuple(DEFINITIONS),
-    cutoffs=(0.1, 0.3, 0.5, 1.0),
+    cutoffs=CUTOFFS,
     ties: str = "average",
     above_random: bool = False,
 ):
@@ -405,6 +407,7 @@ def auuc_table(
     """
     import pandas as pd
 
+    cutoffs = check_cutoffs(cutoffs)
     curves = UpliftCurves(y, t, score, ties=ties)
     rows = {}
     for name in definitions:

@@ -368,14 +368,24 @@ def make_comparison(world: RecWorld, ranker_a: str = "causal", ranker_b: str = "
 
 
 def preset_comparison(name: str, *, n_users: int | None = None, n_items: int | None = None,
-                      n: int = 10, random_state: Any = 0) -> tuple[RecWorld, Comparison]:
-    """A preset world and its default comparison (``Preset.ranker_a`` vs ``ranker_b``)."""
+                      n: int = 10, ranker_a: str | None = None, ranker_b: str | None = None,
+                      noise_a: float | None = None, noise_b: float | None = None,
+                      random_state: Any = 0) -> tuple[RecWorld, Comparison]:
+    """A preset world and a comparison of two rankers on it.
+
+    ``ranker_a``/``ranker_b`` and ``noise_a``/``noise_b`` default to the preset's
+    (``Preset.ranker_a`` vs ``Preset.ranker_b``).  The world and then the lists are drawn from
+    one generator seeded by ``random_state``, so a preset and seed give the same world whatever
+    rankers are compared.
+    """
     check_choice(name, "name", PRESETS)
     p = PRESETS[name]
     rng = as_generator(random_state)
     world = make_recommendation_world(n_users, n_items, preset=name, random_state=rng)
-    comp = make_comparison(world, p.ranker_a, p.ranker_b, n=n, noise_a=p.noise_a,
-                           noise_b=p.noise_b, random_state=rng)
+    comp = make_comparison(world, p.ranker_a if ranker_a is None else ranker_a,
+                           p.ranker_b if ranker_b is None else ranker_b, n=n,
+                           noise_a=p.noise_a if noise_a is None else noise_a,
+                           noise_b=p.noise_b if noise_b is None else noise_b, random_state=rng)
     return world, comp
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -26,11 +27,11 @@ from typing import Any
 from core.data.abdata import ABData
 from core.runs.store import RunConfig, RunStore, make_splits
 
+log = logging.getLogger("uprank")
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = "from core.runs._worker import worker_main; worker_main()"
 CHECK_EVERY_S = 0.02  # cancel-flag checks, at most this often
 WRITE_EVERY_S = 0.1  # progress-file writes, at most this often
-AUUC_CUTOFFS = (0.1, 0.3, 0.5, 1.0)
 
 
 class WorkerProcess:
@@ -74,13 +75,21 @@ class WorkerProcess:
     def _read(self) -> None:
         try:
             for line in self.proc.stdout:
+                try:
+                    reply = json.loads(line)
+                except ValueError:  # not a reply (the worker's own stdout was redirected)
+                    log.warning("Worker %s wrote a line that is not a JSON reply: %.200r",
+                                self.proc.pid, line)
+                    continue
                 callback = self._on_reply()
                 if callback is None:
                     break
-                with contextlib.suppress(ValueError):
-                    callback(self, json.loads(line))
+                try:
+                    callback(self, reply)
+                except Exception:  # noqa: BLE001 - keep reading: the next reply still counts
+                    log.exception("Handling a reply of worker %s failed", self.proc.pid)
                 del callback
-        except (OSError, ValueError):
+        except OSError:  # the pipe broke: the process is gone, handled below
             pass
         self.proc.wait()
         self.close_stdin()
@@ -109,8 +118,8 @@ def worker_main() -> None:
     with contextlib.suppress(ImportError):  # what every job needs: load it before the first
         import sklearn.model_selection  # noqa: F401
 
-        import core.evaluation.curves  # noqa: F401
         import core.data.datasets  # noqa: F401
+        import core.evaluation.curves  # noqa: F401
         import core.models.baselines  # noqa: F401
     _warm_lambda_kernels()
     for line in sys.stdin:
@@ -174,6 +183,17 @@ class Progress:
     def requested(self) -> bool:
         return self.flag.exists()
 
+    def report(self, fraction: float, text: str = "") -> None:
+        """A task's progress callback: share done in [0, 1] and what it is doing; raises
+        the cancel exception once a cancel was requested."""
+        self.state["fraction"], self.state["text"] = min(1.0, max(0.0, float(fraction))), text
+        if self.state["fit_started"] is None:
+            self.state["fit_started"] = time.time()
+        if time.monotonic() - self._last_check >= CHECK_EVERY_S:
+            self.check()
+        if time.time() - self._last_write >= WRITE_EVERY_S or fraction >= 1:
+            self.write()
+
     def callback(self, round: int, total: int, metric: Any = None) -> None:
         """The ``fit`` callback: record the round, raise when a cancel was requested."""
         self.state["round"], self.state["total"] = int(round), int(total)
@@ -186,27 +206,35 @@ class Progress:
 
 
 def run_job(msg: dict) -> dict:
+    """Run one job message (``kind`` "train", the default, or "task"); returns the reply."""
     job_id, job_dir = msg["job_id"], Path(msg["job_dir"])
     reply = {"job_id": job_id}
-    try:
-        from core.models.baselines import TrainingCancelled
-    except Exception:  # noqa: BLE001 - a broken model module fails the job below, with a log
-        TrainingCancelled = JobCancelled  # noqa: N806
-    progress = Progress(job_dir, int(msg["config"].get("n_repeats", 1)), TrainingCancelled)
+    task = msg.get("kind") == "task"
+    if task:
+        from core.runs.tasks import TaskCancelled as cancelled
+        n_steps = 1
+    else:
+        try:
+            from core.models import TrainingCancelled as cancelled
+        except Exception:  # noqa: BLE001 - a broken model module fails the job below, with a log
+            cancelled = JobCancelled
+        n_steps = int(msg["config"].get("n_repeats", 1))
+    progress = Progress(job_dir, n_steps, cancelled)
     progress.write()
     try:
-        reply.update(_train(msg, progress))
+        reply.update(_run_task(msg, progress) if task else _train(msg, progress))
     except BaseException as exc:  # noqa: BLE001 - reported to the runner, never raised
         if progress.requested():
             return {**reply, "state": "cancelled", "message": "Cancelled."}
         if isinstance(exc, (SystemExit, KeyboardInterrupt)):
             raise
         append_log(job_dir, traceback.format_exc())
-        return {**reply, "state": "failed", "message": _one_line(exc, progress.state)}
+        what = (msg["task"].get("label") or "The task").split(":")[0] if task else "Training"
+        return {**reply, "state": "failed", "message": _one_line(exc, progress.state, what)}
     return reply
 
 
-def _one_line(exc: BaseException, state: dict) -> str:
+def _one_line(exc: BaseException, state: dict, what: str = "Training") -> str:
     text = (str(exc).strip().splitlines() or [""])[0]
     if not isinstance(exc, ValueError):  # DataError is a ValueError
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -215,7 +243,32 @@ def _one_line(exc: BaseException, state: dict) -> str:
         where = f" (split {state['split']} of {state['n_splits']})"
     elif state.get("phase") in ("loading", "splitting"):
         where = f" while {state['phase']} the data"
-    return f"Training failed{where}: {text}"
+    return f"{what} failed{where}: {text}"
+
+
+def _run_task(msg: dict, progress: Progress) -> dict:
+    """Run a :class:`~core.runs.tasks.TaskSpec` and store its result under its key."""
+    import numpy as np
+
+    from core.runs.tasks import TaskSpec
+
+    spec = TaskSpec.from_dict(msg["task"])
+    store = RunStore(msg["store"])
+    key = spec.key()
+    if store.has_result(key):
+        return {"state": "cached", "message": "Already computed: the stored result is used."}
+    inputs_path = Path(msg["job_dir"]) / "inputs.npz"
+    inputs = {}
+    if inputs_path.is_file():
+        with np.load(inputs_path, allow_pickle=False) as npz:
+            inputs = {name: npz[name] for name in npz.files}
+    progress.set(phase="running", fraction=0.0, text="Starting…")
+    meta, frames = _resolve(spec.target)(spec.params_dict, inputs=inputs, store=store,
+                                         progress=progress.report)
+    progress.check()
+    progress.set(phase="saving")
+    store.save_result(key, meta, frames)
+    return {"state": "done", "run_id": key}
 
 
 def _load_data(config: RunConfig, store: RunStore) -> ABData:
@@ -308,22 +361,18 @@ def _seed_model(model: Any, config: RunConfig) -> int | None:
 
 
 def _auuc_metrics(y: Any, t: Any, score: Any) -> dict:
-    """AUUC of every curve definition at 10/30/50/100 % (``None`` where undefined)."""
+    """AUUC of every curve definition at the default cut-offs (``None`` where undefined), as
+    :func:`core.evaluation.auuc_table` computes it."""
     import math
 
-    from core.evaluation.curves import DEFINITIONS, UpliftCurves
+    from core.evaluation.curves import auuc_table
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        curves = UpliftCurves(y, t, score)
-        out = {}
-        for name in DEFINITIONS:
-            row = {}
-            for c in AUUC_CUTOFFS:
-                v = float(curves.auuc(name, cutoff=c))
-                row[f"AUUC@{c:.0%}"] = v if math.isfinite(v) else None
-            out[name] = row
-    return {"auuc": out}
+        table = auuc_table(y, t, score)
+    return {"auuc": {name: {col: (float(v) if math.isfinite(v) else None)
+                            for col, v in row.items()}
+                     for name, row in table.iterrows()}}
 
 
 def _mean_metrics(metrics: list[dict]) -> dict:

@@ -1,4 +1,5 @@
-"""Background training: a job queue that trains models in separate worker processes.
+"""Background jobs: one queue that trains models — and runs other long tasks, such as the
+Interleaving page's simulations (:mod:`core.runs.tasks`) — in separate worker processes.
 
 :class:`JobRunner` is meant to be created once per app process (the Train page keeps it in
 ``st.cache_resource``) and shared by every browser session; all its methods are
@@ -29,6 +30,12 @@ Design
 * **Dedupe and caching.**  A job is keyed by its run id: submitting a config whose run is
   already stored gives a job that is "cached" at once (no training); one already queued or
   running returns the existing job id, which then lists both sessions.
+
+* **Tasks.**  :meth:`JobRunner.submit_task` queues a :class:`~core.runs.tasks.TaskSpec` (a
+  ``"module:function"`` and JSON parameters, with arrays handed over as ``.npz``) on the same
+  workers, with the same progress file (share done and a text), cancel flag, queue, failure
+  handling and caching: its result is stored under the task's key
+  (:meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`).
 
 Job states: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``; or ``cached``.
 A failure (an exception in the worker, or the worker dying) is recorded with a one-line
@@ -65,9 +72,10 @@ from pathlib import Path
 from typing import Any
 
 from core._validation import check_positive_int
-from core.runs._worker import WorkerProcess, append_log
 from core.data.abdata import ABData
+from core.runs._worker import WorkerProcess, append_log
 from core.runs.store import RunConfig, RunStore, _remove_older_than
+from core.runs.tasks import TaskSpec
 
 __all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "MODEL_FACTORY", "STATES", "JobRunner",
            "JobStatus"]
@@ -81,7 +89,9 @@ CANCEL_GRACE_S = 1.0
 STATES = ("queued", "running", "done", "cached", "failed", "cancelled")
 FINAL_STATES = frozenset({"done", "cached", "failed", "cancelled"})
 _KEEP_JOB_DIRS_S = 7 * 86_400.0
-_PHASES = {"starting": "Starting the training process…", "loading": "Loading the data…",
+_CACHED = {"train": "Already trained: the stored run is used.",
+           "task": "Already computed: the stored result is used."}
+_PHASES = {"starting": "Starting the worker process…", "running": "Running…", "loading": "Loading the data…",
            "splitting": "Splitting the data…", "training": "Training",
            "saving": "Saving the run…"}
 
@@ -91,7 +101,9 @@ class JobStatus:
     """A snapshot of one job, for display.
 
     ``round``/``total`` count boosting rounds of the current split (``split`` of
-    ``n_splits``, from 1); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None`` until a
+    ``n_splits``, from 1) of a training job; a task reports ``progress`` (share done) and
+    its ``message`` instead; ``run_id`` is the run id of a training job and the result key
+    of a task (``kind`` says which); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None`` until a
     rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
     ``sessions`` are the sessions that submitted it; ``submitted``/``started``/``finished``
     are ``time.time()`` stamps (``None`` when not reached).
@@ -114,6 +126,8 @@ class JobStatus:
     started: float | None = None
     finished: float | None = None
     log_path: str | None = None
+    kind: str = "train"
+    progress: float | None = None
 
     @property
     def is_final(self) -> bool:
@@ -125,6 +139,8 @@ class JobStatus:
         """Share of the boosting rounds of all splits done, in [0, 1]."""
         if self.state in ("done", "cached"):
             return 1.0
+        if self.progress is not None:
+            return self.progress
         if not self.total or not self.split:
             return 0.0
         done = (self.split - 1) * self.total + self.round
@@ -134,7 +150,7 @@ class JobStatus:
 @dataclass
 class _Job:
     job_id: str
-    config: RunConfig
+    config: RunConfig | TaskSpec
     run_id: str
     label: str
     sessions: list[str]
@@ -147,6 +163,25 @@ class _Job:
     worker: WorkerProcess | None = None
     cancel_requested: bool = False
     progress: dict = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return "task" if isinstance(self.config, TaskSpec) else "train"
+
+    @property
+    def n_steps(self) -> int:
+        return 1 if isinstance(self.config, TaskSpec) else self.config.n_splits
+
+    def is_stored(self, store: RunStore) -> bool:
+        return (store.has_result(self.run_id) if isinstance(self.config, TaskSpec)
+                else store.exists(self.run_id))
+
+    def worker_message(self, store: RunStore, factory: str) -> dict:
+        head = {"job_id": self.job_id, "job_dir": str(self.job_dir), "store": str(store.root),
+                "sys_path": list(sys.path)}
+        if isinstance(self.config, TaskSpec):
+            return {**head, "kind": "task", "task": self.config.to_dict()}
+        return {**head, "kind": "train", "config": self.config.to_dict(), "factory": factory}
 
 
 class JobRunner:
@@ -242,6 +277,33 @@ class JobRunner:
                                  "ABData so the training process can read a copy.")
         if label is None:
             label = f"{config.model} — {data.name if data is not None else config.dataset}"
+        return self._enqueue(config, run_id, label, session)
+
+    def submit_task(self, task: TaskSpec, *, inputs: dict | None = None,
+                    session: str | None = None) -> str:
+        """Queue a background task (see :mod:`core.runs.tasks`); returns the job id at once.
+
+        ``inputs`` maps names to numpy arrays handed to the task (saved as ``.npz``, never
+        pickled).  A task whose result is stored is "cached" at once; one already queued or
+        running returns the existing job id.  Its :attr:`JobStatus.run_id` is the result key
+        for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`.
+        """
+        import numpy as np
+
+        if not isinstance(task, TaskSpec):
+            raise TypeError(f"task must be a TaskSpec; got {type(task).__name__}.")
+        if session is not None and not isinstance(session, str):
+            raise ValueError(f"session must be None or a string; got {type(session).__name__}.")
+        key = task.key()
+        job_id = self._enqueue(task, key, task.label or task.target, session,
+                               before_queue=None if not inputs else lambda job: (
+                                   job.job_dir.mkdir(parents=True, exist_ok=True),
+                                   np.savez(job.job_dir / "inputs.npz", **{
+                                       k: np.asarray(v) for k, v in inputs.items()})))
+        return job_id
+
+    def _enqueue(self, config: RunConfig | TaskSpec, run_id: str, label: str,
+                 session: str | None, before_queue=None) -> str:
         with self._lock:
             if self._closed:
                 raise RuntimeError("This JobRunner was shut down; create a new one.")
@@ -255,9 +317,15 @@ class JobRunner:
             job = _Job(job_id, config, run_id, label, [session] if session else [], "queued",
                        self._jobs_dir / job_id, time.time())
             self._jobs[job_id] = job
-            if self.store.exists(run_id):
-                self._finish(job, "cached", "Already trained: the stored run is used.")
+            if job.is_stored(self.store):
+                self._finish(job, "cached", _CACHED[job.kind])
             else:
+                if before_queue is not None:
+                    try:
+                        before_queue(job)
+                    except OSError as err:
+                        self._finish(job, "failed", f"Could not hand the inputs over: {err}")
+                        return job_id
                 self._queue.append(job_id)
                 self._active[run_id] = job_id
                 self._dispatch()
@@ -394,12 +462,10 @@ class JobRunner:
             if worker is None and len(self._workers) >= self.max_workers:
                 return
             job = self._jobs[self._queue.popleft()]
-            if self.store.exists(job.run_id):
-                self._finish(job, "cached", "Already trained: the stored run is used.")
+            if job.is_stored(self.store):
+                self._finish(job, "cached", _CACHED[job.kind])
                 continue
-            message = {"job_id": job.job_id, "job_dir": str(job.job_dir),
-                       "store": str(self.store.root), "config": job.config.to_dict(),
-                       "factory": self.model_factory, "sys_path": list(sys.path)}
+            message = job.worker_message(self.store, self.model_factory)
             try:
                 job.job_dir.mkdir(parents=True, exist_ok=True)
                 if worker is None:
@@ -414,7 +480,7 @@ class JobRunner:
                 continue
             worker.job_id, job.worker = job.job_id, worker
             job.state, job.started = "running", time.time()
-            job.progress = {"phase": "starting", "n_splits": job.config.n_splits}
+            job.progress = {"phase": "starting", "n_splits": job.n_steps}
             self._changed.notify_all()
 
     def _finish(self, job: _Job, state: str, message: str) -> None:
@@ -437,7 +503,8 @@ class JobRunner:
             state = reply.get("state", "failed")
             message = reply.get("message", "")
             if state == "done":
-                message = (f"Trained in {time.time() - (job.started or time.time()):.1f} s"
+                verb = "Trained" if job.kind == "train" else "Done"
+                message = (f"{verb} in {time.time() - (job.started or time.time()):.1f} s"
                            + (" (it finished before the cancel request took effect)."
                               if job.cancel_requested else "."))
             elif state == "cancelled":
@@ -455,7 +522,8 @@ class JobRunner:
                 else:
                     code = worker.proc.returncode
                     append_log(job.job_dir, f"The worker process exited with code {code}.\n")
-                    self._finish(job, "failed", "The training process stopped unexpectedly "
+                    what = "training" if job.kind == "train" else "worker"
+                    self._finish(job, "failed", f"The {what} process stopped unexpectedly "
                                  f"(exit code {code}); see the job log.")
             if not self._closed:
                 self._dispatch()
@@ -491,7 +559,8 @@ class JobRunner:
 # --------------------------------------------------------------------------- helpers
 def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobStatus:
     state, started, finished = snap["state"], snap["started"], snap["finished"]
-    n_splits = int(progress.get("n_splits") or snap["config"].n_splits)
+    task = isinstance(snap["config"], TaskSpec)
+    n_splits = 1 if task else int(progress.get("n_splits") or snap["config"].n_splits)
     split, rnd, total = (int(progress.get(k) or 0) for k in ("split", "round", "total"))
     if state == "done":
         split = n_splits
@@ -503,10 +572,14 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         message = _PHASES.get(phase, phase)
         if phase == "training":
             message = f"Training split {split} of {n_splits}" if n_splits > 1 else "Training"
+        elif phase == "running" and progress.get("text"):
+            message = progress["text"]
         if snap["cancel_requested"]:
             message = "Cancelling…"
         done, fit0, updated = (split - 1) * total + rnd, progress.get("fit_started"), \
             progress.get("updated")
+        if task:
+            done, total = float(progress.get("fraction") or 0.0), 1
         if total and done > 0 and fit0 and updated and updated > fit0:
             rate = done / (updated - fit0)
             eta = max(0.0, (n_splits * total - done) / rate - max(0.0, now - updated))
@@ -518,7 +591,9 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         message=message, round=rnd, total=total, split=split, n_splits=n_splits,
         elapsed=max(0.0, elapsed), eta=eta, position=position,
         sessions=tuple(snap["sessions"]), submitted=snap["submitted"], started=started,
-        finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None)
+        finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None,
+        kind="task" if task else "train",
+        progress=float(progress.get("fraction") or 0.0) if task else None)
 
 
 def _read_json(path: Path) -> dict | None:

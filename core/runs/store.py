@@ -17,6 +17,8 @@ Layout of the runs directory (``$UPRANK_RUNS_DIR``, else
         model_<i>.json    the model fitted on split i, from its own ``save_model``
         result.json       status, timings, metrics and messages (written last)
     _data/<fp>.npz        uploaded data handed to the training process (arrays + JSON)
+    _results/<key>/       result of a background task other than training (a simulation):
+                          meta.json and one JSON table per frame (pandas "table" orient)
     _jobs/<job_id>/       progress file, cancel flag and log of a background job
     _tmp/                 runs being written
 
@@ -43,10 +45,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from core.runs._datacopy import read_abdata_npz, write_abdata_npz
 from core._validation import check_choice, check_fraction
 from core.data.abdata import ABData, DataError
 from core.data.splits import SCHEMES, make_splits
+from core.runs._datacopy import read_abdata_npz, write_abdata_npz
 
 __all__ = ["RUN_FORMAT_VERSION", "SCHEMES", "Run", "RunConfig", "RunStore", "RunWriter",
            "SplitScores", "default_runs_dir", "make_splits"]
@@ -494,6 +496,61 @@ class RunStore:
             raise DataError("The stored copy of the uploaded data is damaged (its fingerprint "
                             "changed); upload the file again.")
         return data
+
+
+    # ------------------------------------------------------------------ task results
+    def result_path(self, key: str) -> Path:
+        if not isinstance(key, str) or not _RUN_ID.fullmatch(key):
+            raise ValueError(f"key must be 16 lower-case hex digits; got {key!r}.")
+        return self.root / "_results" / key
+
+    def has_result(self, key: str) -> bool:
+        return (self.result_path(key) / "meta.json").is_file()
+
+    def save_result(self, key: str, meta: Mapping, frames: Mapping[str, Any]) -> None:
+        """Store a task's result: ``meta`` (JSON-able) and named ``pandas.DataFrame`` s.
+
+        Written into ``_tmp`` and renamed into place, so a reader sees all of it or nothing;
+        ``meta.json`` is written last.  Floats keep 15 significant digits.
+        """
+        final = self.result_path(key)
+        tmp = Path(tempfile.mkdtemp(prefix=f"result-{key}-", dir=self._tmp_dir()))
+        try:
+            for name, frame in frames.items():
+                if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+                    raise ValueError(f"frame names must be identifiers; got {name!r}.")
+                frame.to_json(tmp / f"{name}.json", orient="table", double_precision=15)
+            (tmp / "meta.json").write_text(json.dumps(
+                {"meta": dict(meta), "frames": sorted(frames)}, allow_nan=True), encoding="utf-8")
+            final.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(tmp, final)
+            except OSError:  # stored meanwhile by another worker: theirs is as good
+                if not self.has_result(key):
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def load_result(self, key: str) -> tuple[dict, dict] | None:
+        """``(meta, frames)`` of a stored task result, or ``None`` when absent or unreadable."""
+        import io
+
+        import pandas as pd
+
+        path = self.result_path(key)
+        try:
+            head = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+            frames = {name: pd.read_json(io.StringIO((path / f"{name}.json").read_text(
+                encoding="utf-8")), orient="table", precise_float=True)
+                for name in head["frames"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+        return head["meta"], frames
+
+    def _tmp_dir(self) -> Path:
+        path = self.root / "_tmp"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
 
 
 def _remove_older_than(folder: Path, max_age_s: float) -> None:

@@ -1,0 +1,41 @@
+"""Drawing background jobs (training runs and tasks alike) from the one job runner of
+:mod:`core.runs.jobs`: a status box with progress, ETA and Cancel, and a page's job list.
+The pages only draw; the runner does the work."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.runs.jobs import JobRunner, JobStatus
+
+
+def progress_text(job: JobStatus) -> str:
+    """One line of progress: queue position, or split/round (training) or the task's step."""
+    if job.state == "queued":
+        return f"queued, position {job.position}"
+    eta = f", about {job.eta:.0f} s left" if job.eta is not None else ""
+    if job.kind == "task":
+        return f"{job.message} {job.fraction:.0%}, {job.elapsed:.0f} s{eta}"
+    split = f"split {job.split}/{job.n_splits}, " if job.n_splits > 1 else ""
+    return f"{split}round {job.round}/{job.total}, {job.elapsed:.0f} s{eta}"
+
+
+def draw_job(job: JobStatus, runner: JobRunner, session: str, *, key: str,
+             container=None, title: bool = True) -> None:
+    """A bordered box: title and state, progress bar and Cancel while it runs, how it ended."""
+    box = (container or st).container(border=True)
+    head, button = box.columns([5, 1])
+    if title:
+        head.markdown(f"**{job.label}** — {job.state}")
+    if job.state in ("queued", "running"):
+        box.progress(job.fraction, text=progress_text(job))
+        if button.button("Cancel", key=key, icon=":material/cancel:"):
+            runner.cancel(job.job_id, session=session)
+    elif job.state == "failed":
+        box.error(job.message, icon=":material/error:")
+    elif job.state == "cancelled":
+        box.warning("Cancelled — nothing was stored.", icon=":material/cancel:")
+    else:
+        done = "Trained" if job.kind == "train" else "Done"
+        box.success(f"{done} in {job.elapsed:.1f} s" if job.state == "done" else job.message,
+                    icon=":material/check:")
