@@ -10,9 +10,14 @@ from core.evaluation import compare, targeting
 from core.evaluation.curve_tables import auuc_summary
 from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
-from core.runs.presets import run_label
 from core.runs.report import html_report
-from core.runs.views import bands_frame, scores_frame, split_curves, test_scores
+from core.runs.views import (
+    bands_frame,
+    display_labels,
+    scores_frame,
+    split_curves,
+    test_scores,
+)
 from ui import common
 from ui.charts import band_figure, decile_figure, profit_figure
 
@@ -45,28 +50,32 @@ def cached_deciles(run_id: str, _y, _t, _score):
 st.title("Compare runs")
 data = common.current_data()
 common.dataset_caption(data)
-runs = {run_label(r.config): r for r in common.runner().store.list(fingerprint=data.fingerprint())}
+runs = {r.run_id: r for r in common.runner().store.list(fingerprint=data.fingerprint())}
+labels = display_labels(list(runs.values()))
 if not runs:
     st.info("No trained runs on this dataset yet.")
     st.page_link("pages/train.py", label="Train models", icon=":material/model_training:")
     st.stop()
 
 c1, c2 = st.columns([3, 2])
-chosen = c1.multiselect("Runs", list(runs), default=list(runs)[:4], key="cmp_runs")
+chosen = c1.multiselect("Runs", list(runs), default=list(runs)[:4], key="cmp_runs",
+                        format_func=labels.get)
 definition = c2.selectbox("Curve definition", list(DEFINITIONS), index=3, key="cmp_def")
 c1, c2, c3 = st.columns(3)
 cutoff = c1.slider("Cut-off", 1, 100, 30, format="%d%%", key="cmp_cutoff") / 100
 band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
                      format_func={"minmax": "min/max (paper)", "95": "95 %"}.get)
-reference = c3.selectbox("Reference run", chosen or [None], key="cmp_ref")
+reference = c3.selectbox("Reference run", chosen or [None], key="cmp_ref",
+                         format_func=lambda rid: labels.get(rid, "—"))
 if not chosen:
     st.stop()
 
 with common.guard("Comparing the runs"):
     selected = [runs[name] for name in chosen]
     index, y, t, scores = test_scores(selected)
-    ids = tuple(runs[name].config.run_id() for name in chosen)
-    bands = dict(zip(chosen, cached_bands(ids, selected, definition, band_kind)))
+    ids = tuple(chosen)
+    bands = dict(zip([labels[r] for r in chosen], cached_bands(ids, selected, definition,
+                                                               band_kind)))
     fig = band_figure(bands, definition=definition, cutoff=cutoff)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"), key="cmp_fig")
 
@@ -75,7 +84,7 @@ with common.guard("Comparing the runs"):
     table = auuc_summary(y, t, scores, definition=definition, cutoffs=cuts)
     if st.toggle("Bootstrap 95 % intervals and paired tests", key="cmp_boot"):
         n_boot = st.select_slider("Replicates", [200, 500, 1000, 2000], 500, key="cmp_nboot")
-        table, paired = bootstrap(scores, tuple(chosen), y, t, definition, cuts, n_boot, reference)
+        table, paired = bootstrap(scores, ids, y, t, definition, cuts, n_boot, labels[reference])
         st.dataframe(paired, width="stretch", hide_index=True, key="cmp_paired")
     st.dataframe(table, width="stretch", key="cmp_table")
 
@@ -100,9 +109,9 @@ with common.guard("Comparing the runs"):
     st.dataframe(summary, width="stretch", key="cmp_summary")
 
     st.subheader("Uplift by decile")
-    which = st.selectbox("Run", chosen, key="cmp_decile_run")
-    deciles, balance = cached_deciles(runs[which].config.run_id(), y, t, scores[which])
-    decile_fig = decile_figure(deciles, title=which)
+    which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get)
+    deciles, balance = cached_deciles(which, y, t, scores[labels[which]])
+    decile_fig = decile_figure(deciles, title=labels[which])
     st.plotly_chart(decile_fig, width="stretch", key="cmp_deciles",
                     config=common.plot_config("uprank_deciles"))
     common.figure_html_button(decile_fig, "uprank_deciles", "cmp_deciles_html")
@@ -122,7 +131,7 @@ with common.guard("Comparing the runs"):
                            model_path.name, key="cmp_dl_model", on_click="ignore")
     sections = [("Curves", fig), ("AUUC", table), ("Definition sensitivity", ranks),
                 ("Targeting value", profit_fig), ("Best depth", summary),
-                ("Run configurations", {n: runs[n].config.to_dict() for n in chosen})]
+                ("Run configurations", {labels[r]: runs[r].config.to_dict() for r in chosen})]
     e3.download_button("Report (one HTML file)", lambda: html_report(
         f"UpRank comparison — {data.name}", sections=sections, generated_at=datetime.now(
             timezone.utc).strftime("%Y-%m-%d %H:%M UTC")).encode("utf-8"),

@@ -109,10 +109,11 @@ def score_values(data: ABData, name: str) -> np.ndarray:
 
 def trained_runs(data: ABData) -> dict:
     """Runs trained on ``data`` (Train page), labelled for selection as rankers."""
-    from core.runs.presets import run_label
+    from core.runs.views import display_labels
 
-    return {f"Trained: {run_label(run.config)}": run
-            for run in runner().store.list(fingerprint=data.fingerprint())}
+    runs = runner().store.list(fingerprint=data.fingerprint())
+    labels = display_labels(runs)
+    return {f"Trained: {labels[run.run_id]}": run for run in runs}
 
 
 def rankers_on_rows(data: ABData, names, runs: dict):

@@ -11,12 +11,12 @@ from typing import Any
 
 from core._validation import check_choice
 from core.evaluation.metrics import LABEL_SETS
-from core.models.baselines import MODELS
+from core.models import MODELS, LambdaMARTUplift, UpliftRandomForest
 
 __all__ = ["LAMBDAMART", "LAMBDAMART_METRICS", "PRESETS", "QUERIES", "model_params"]
 
-LAMBDAMART = "LambdaMART uplift (Devriendt et al. 2020)"
-FOREST = "Uplift random forest (Guelman et al. 2015)"
+#: The Train page's label of LambdaMART uplift (its default model).
+LAMBDAMART = next(label for label, cls in MODELS.items() if cls is LambdaMARTUplift)
 LAMBDAMART_METRICS = ("pcg", "pcg_cutoff", "dcg", "ndcg", "map")
 QUERIES = ("separate", "joint")
 
@@ -37,13 +37,13 @@ def model_params(model: str, *, preset: str = "quick", metric: str = "pcg",
     list) apply to LambdaMART only.  ``num_threads`` keeps LightGBM polite on a laptop that
     is also serving the app.
     """
-    check_choice(model, "model", MODELS)
+    cls = MODELS[check_choice(model, "model", MODELS)]
     rounds, lr, trees = PRESETS[check_choice(preset, "preset", PRESETS)]
-    if model == FOREST:
+    if cls is UpliftRandomForest:
         return {"n_estimators": trees, "criterion": "ed", "max_depth": 8, "min_samples_arm": 25}
     params: dict[str, Any] = {"n_estimators": rounds, "learning_rate": lr,
                               "num_threads": int(num_threads)}
-    if model == LAMBDAMART:
+    if cls is LambdaMARTUplift:
         check_choice(metric, "metric", LAMBDAMART_METRICS)
         check_choice(query, "query", QUERIES)
         check_choice(labels, "labels", LABEL_SETS)

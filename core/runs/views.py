@@ -10,13 +10,29 @@ import pandas as pd
 from core.evaluation.curves import UpliftCurves
 from core.runs.presets import run_label
 
-__all__ = ["bands_frame", "scores_frame", "split_curves", "test_scores"]
+__all__ = ["bands_frame", "display_labels", "scores_frame", "split_curves", "test_scores"]
+
+
+def display_labels(runs: Sequence) -> dict[str, str]:
+    """Run id → a label unique among ``runs``, for legends, tables and selections.
+
+    Runs are keyed by id everywhere; the label (:func:`~core.runs.presets.run_label`) is only
+    for people.  Two runs whose labels coincide (same model and settings on other data
+    options, or a changed preset) get the first six digits of their run id appended.
+    """
+    labels = {run.run_id: run_label(run.config) for run in runs}
+    counts: dict[str, int] = {}
+    for label in labels.values():
+        counts[label] = counts.get(label, 0) + 1
+    return {rid: (f"{label} · #{rid[:6]}" if counts[label] > 1 else label)
+            for rid, label in labels.items()}
 
 
 def test_scores(runs: Sequence, *, split: int = 0):
     """Test rows of ``split`` shared by every run, and each run's scores on them.
 
-    Returns ``(index, y, t, scores)`` with ``scores`` mapping :func:`run_label` → array.
+    Returns ``(index, y, t, scores)`` with ``scores`` mapping the run's
+    :func:`display_labels` label → array (unique even when two runs' settings read alike).
     Paired comparisons (bootstrap differences, profit at the same depth) need the *same*
     test rows, i.e. runs trained with the same split scheme and seed on the same data; a run
     with other test rows raises ``ValueError`` naming it.
@@ -24,14 +40,15 @@ def test_scores(runs: Sequence, *, split: int = 0):
     if not runs:
         raise ValueError("runs must hold at least one stored run; got none.")
     first = runs[0].scores(split)
+    labels = display_labels(runs)
     scores = {}
     for run in runs:
         s = run.scores(split)
-        label = run_label(run.config)
+        label = labels[run.run_id]
         if not np.array_equal(s.index, first.index):
             raise ValueError(
                 f"Run '{label}' was evaluated on other test rows than "
-                f"'{run_label(runs[0].config)}' (different split scheme or seed): compare "
+                f"'{labels[runs[0].run_id]}' (different split scheme or seed): compare "
                 "runs trained with the same evaluation settings.")
         scores[label] = s.score
     return first.index, first.y, first.t, scores

@@ -1,0 +1,64 @@
+"""Runs are keyed by run id; labels are only for people (core.runs.views)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.data import make_uplift_world
+from core.runs.presets import run_label
+from core.runs.store import Run, RunConfig, RunStore
+from core.runs import views
+from core.runs.views import display_labels
+
+
+def _store_run(store: RunStore, config: RunConfig, data, score_shift: float) -> Run:
+    """Write a run with given scores on the holdout test rows (no training needed)."""
+    from core.data import make_splits
+
+    train, test = make_splits(data.y, data.t, scheme="holdout", test_size=config.test_size,
+                              random_state=config.seed)[0]
+
+    class _NoModel:
+        def save_model(self, path):
+            path.write_text("{}", encoding="utf-8")
+
+    with store.writer(config) as writer:
+        score = data.scores["oracle τ(x)"][test] + score_shift
+        writer.add_split(0, test, data.y[test], data.t[test], score, _NoModel())
+        writer.commit({"metrics": [], "metrics_mean": {}})
+    return store.get(config.run_id())
+
+
+@pytest.fixture
+def two_runs_with_one_label(tmp_path):
+    data = make_uplift_world(n=2_000, random_state=0)
+    # Same model, trees, split and seed: only the learning rate differs (not in the label).
+    configs = [RunConfig.for_data(data, "TwoModel", {"n_estimators": 100, "learning_rate": lr})
+               for lr in (0.1, 0.05)]
+    assert run_label(configs[0]) == run_label(configs[1])
+    assert configs[0].run_id() != configs[1].run_id()
+    store = RunStore(tmp_path)
+    return [_store_run(store, c, data, shift) for c, shift in zip(configs, (0.0, 1.0))]
+
+
+def test_equal_labels_are_made_unique_with_the_run_id(two_runs_with_one_label):
+    runs = two_runs_with_one_label
+    labels = display_labels(runs)
+    assert set(labels) == {r.run_id for r in runs}
+    assert len(set(labels.values())) == 2
+    for run in runs:
+        assert labels[run.run_id] == f"{run_label(run.config)} · #{run.run_id[:6]}"
+
+
+def test_unique_labels_are_left_alone(two_runs_with_one_label):
+    run = two_runs_with_one_label[0]
+    assert display_labels([run]) == {run.run_id: run_label(run.config)}
+
+
+def test_two_runs_with_one_label_keep_their_own_scores(two_runs_with_one_label):
+    runs = two_runs_with_one_label
+    _, _, _, scores = views.test_scores(runs)
+    assert len(scores) == 2  # neither overwrote the other
+    a, b = (scores[display_labels(runs)[r.run_id]] for r in runs)
+    np.testing.assert_allclose(b - a, 1.0)
