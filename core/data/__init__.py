@@ -7,35 +7,23 @@ synthetic worlds with known effects, hygiene checks and train/test splits.
 (1000, [0, 1])
 """
 
-from core.data.abdata import ABData, DataError, to_csv_bytes
-from core.data.abmapping import MAX_CATEGORY_LEVELS, arm_codes, frame_to_abdata, guess_columns
-from core.data.csvio import peek_csv
-from core.data.datafiles import (
-    REGISTRY,
-    cache_dir,
-    data_dir_candidates,
-    fetch_data_file,
-    find_data_file,
-    sha256_file,
-)
-from core.data.datasets import (
-    DATASETS,
-    DatasetSpec,
-    load_criteo_head,
-    load_dataset,
-    load_hillstrom,
-    load_information,
-    read_ab_csv,
-)
-from core.data.hygiene import SMD_THRESHOLD, SRM_ALPHA, covariate_balance, srm_test
-from core.data.splits import SCHEMES, make_splits
-from core.data.synthetic import PAPER_SCENARIOS, make_paper_simulation, make_uplift_world
+from core.data import abdata, abmapping, csvio, datafiles, datasets, hygiene, splits, synthetic
+from core.data.abdata import *  # noqa: F403 - each module's __all__ is its API
+from core.data.abmapping import *  # noqa: F403
+from core.data.csvio import *  # noqa: F403
+from core.data.datafiles import *  # noqa: F403
+from core.data.datasets import *  # noqa: F403
+from core.data.hygiene import *  # noqa: F403
+from core.data.splits import *  # noqa: F403
+from core.data.synthetic import *  # noqa: F403
 
 __all__ = [
-    "DATASETS", "MAX_CATEGORY_LEVELS", "PAPER_SCENARIOS", "REGISTRY", "SCHEMES", "SMD_THRESHOLD",
-    "SRM_ALPHA", "ABData", "DataError", "DatasetSpec", "arm_codes", "cache_dir",
-    "covariate_balance", "data_dir_candidates", "fetch_data_file", "find_data_file",
-    "frame_to_abdata", "guess_columns", "load_criteo_head", "load_dataset", "load_hillstrom",
-    "load_information", "make_paper_simulation", "make_splits", "make_uplift_world",
-    "peek_csv", "read_ab_csv", "sha256_file", "srm_test", "to_csv_bytes",
+    *abdata.__all__,
+    *abmapping.__all__,
+    *csvio.__all__,
+    *datafiles.__all__,
+    *datasets.__all__,
+    *hygiene.__all__,
+    *splits.__all__,
+    *synthetic.__all__,
 ]

@@ -28,7 +28,7 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["MAX_CATEGORY_LEVELS", "frame_to_abdata", "guess_columns"]
+__all__ = ["MAX_CATEGORY_LEVELS", "arm_codes", "frame_to_abdata", "guess_columns"]
 
 #: Text columns with at most this many distinct values become categorical features.
 MAX_CATEGORY_LEVELS = 20

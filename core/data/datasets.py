@@ -44,30 +44,8 @@ from core.data.datafiles import (
 )
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
-__all__ = [
-    "DATASETS",
-    "MAX_CATEGORY_LEVELS",
-    "REGISTRY",
-    "ABData",
-    "DataError",
-    "DatasetSpec",
-    "arm_codes",
-    "cache_dir",
-    "data_dir_candidates",
-    "fetch_data_file",
-    "find_data_file",
-    "frame_to_abdata",
-    "guess_columns",
-    "load_criteo_head",
-    "load_dataset",
-    "load_hillstrom",
-    "load_information",
-    "make_paper_simulation",
-    "make_uplift_world",
-    "peek_csv",
-    "read_ab_csv",
-    "to_csv_bytes",
-]
+__all__ = ["DATASETS", "DatasetSpec", "load_criteo_head", "load_dataset", "load_hillstrom",
+           "load_information", "read_ab_csv"]
 
 
 def read_ab_csv(source: Any, *, treatment: str, outcome: str,

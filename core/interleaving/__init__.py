@@ -7,57 +7,10 @@ Modules: :mod:`~core.interleaving.comparison` (method names, :class:`Comparison`
 :mod:`~core.interleaving.worlds`.
 """
 
-from core.interleaving.comparison import (
-    METHODS,
-    PAPER_METHODS,
-    PAPER_USER_COUNTS,
-    Comparison,
-    Progress,
-    true_difference,
-    user_effects,
-)
-from core.interleaving.estimators import (
-    cbi_lists,
-    cbi_propensities,
-    cbi_propensities_mc,
-    cbi_propensity_table,
-    epi_lists,
-    estimate_ab_list,
-    estimate_ab_total,
-    estimate_ips,
-    estimate_rct,
-    observe,
-)
-from core.interleaving.simulation import (
-    bias_table,
-    false_judgment_curve,
-    false_judgment_rates,
-    simulate,
-    simulate_grid,
-    simulate_many,
-    users_needed,
-)
-from core.interleaving.worlds import (
-    PRESETS,
-    RANKERS,
-    Preset,
-    RecWorld,
-    WorldParams,
-    make_comparison,
-    make_recommendation_world,
-    preset_comparison,
-    rank_lists,
-    ranker_scores,
-    targeting_world_from_ab,
-)
+from core.interleaving import comparison, estimators, simulation, worlds
+from core.interleaving.comparison import *  # noqa: F403 - each module's __all__ is its API
+from core.interleaving.estimators import *  # noqa: F403
+from core.interleaving.simulation import *  # noqa: F403
+from core.interleaving.worlds import *  # noqa: F403
 
-__all__ = [
-    "METHODS", "PAPER_METHODS", "PAPER_USER_COUNTS", "PRESETS", "RANKERS", "Comparison",
-    "Preset", "Progress", "RecWorld", "WorldParams", "bias_table", "cbi_lists",
-    "cbi_propensities", "cbi_propensities_mc", "cbi_propensity_table", "epi_lists",
-    "estimate_ab_list", "estimate_ab_total", "estimate_ips", "estimate_rct",
-    "false_judgment_curve", "false_judgment_rates", "make_comparison",
-    "make_recommendation_world", "observe", "preset_comparison", "rank_lists", "ranker_scores",
-    "simulate", "simulate_grid", "simulate_many", "targeting_world_from_ab", "true_difference",
-    "user_effects", "users_needed",
-]
+__all__ = [*comparison.__all__, *estimators.__all__, *simulation.__all__, *worlds.__all__]
