@@ -44,7 +44,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from core.data.datasets import data_dir_candidates
+from core.data import data_dir_candidates
 from core.evaluation.metrics import (
     auc,
     mauc,
@@ -90,7 +90,7 @@ class Split:
 
 def find_fold_dir(data_dir: str | Path | None = None) -> Path:
     """``<dir>/mq2008_fold1`` from ``data_dir``, else the first of
-    :func:`core.data.datasets.data_dir_candidates` holding it, else ``../shared/data``."""
+    :func:`core.data.data_dir_candidates` holding it, else ``../shared/data``."""
     dirs = [Path(data_dir)] if data_dir else [*data_dir_candidates(),
                                               ROOT.parent / "shared" / "data"]
     for d in dirs:

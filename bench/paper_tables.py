@@ -55,7 +55,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 from core.constants import CUTOFFS
-from core.data.datasets import ABData, load_hillstrom, load_information
+from core.data import ABData, load_hillstrom, load_information
 from core.evaluation.curves import UpliftCurves
 from core.models import (
     DummyTreatment,

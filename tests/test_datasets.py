@@ -22,13 +22,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from core.data import datafiles
-from core.data.datasets import (
+from core.data import (
     DATASETS,
     REGISTRY,
     ABData,
     DataError,
     data_dir_candidates,
+    datafiles,
     fetch_data_file,
     find_data_file,
     frame_to_abdata,
@@ -359,7 +359,7 @@ def test_fingerprint_is_content_based_and_stable_across_processes():
     assert len({fp, renamed.fingerprint(), changed_x.fingerprint(), flipped_t.fingerprint(),
                 flipped_y.fingerprint()}) == 5
     assert ABData(w.X, w.y, w.t, name="other").fingerprint() == fp  # name is not content
-    code = ("from core.data.datasets import make_uplift_world;"
+    code = ("from core.data import make_uplift_world;"
             "print(make_uplift_world(500, random_state=7).fingerprint())")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONHASHSEED": "123"}, check=True)
@@ -699,7 +699,7 @@ def test_text_file_object_with_wrong_encoding(tmp_path):
 def test_arm_codes_lists_each_arm_once_most_frequent_first():
     import pandas as pd
 
-    from core.data.datasets import arm_codes
+    from core.data import arm_codes
 
     col = pd.Series([" Mens E-Mail", "No E-Mail", "mens e-mail", "Womens", "No E-Mail", None,
                      "No E-Mail"])

@@ -120,7 +120,7 @@ def test_balance_accepts_arrays_and_validates():
 
 
 def test_randomised_world_is_balanced():
-    from core.data.datasets import make_uplift_world
+    from core.data import make_uplift_world
 
     w = make_uplift_world(20_000, random_state=0)
     res = covariate_balance(w.X, w.t)

@@ -11,8 +11,8 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.data import datasets
-from core.data.datasets import ABData, DataError
+from core import data as datasets
+from core.data import ABData, DataError
 from core.runs.export import safe_csv_bytes
 from core.runs.jobs import JobRunner
 from core.runs.store import RunStore, default_runs_dir

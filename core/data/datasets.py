@@ -32,15 +32,12 @@ import numpy as np
 import pandas as pd
 
 from core._validation import check_choice
-from core.data.abdata import ABData, DataError, to_csv_bytes
-from core.data.abmapping import MAX_CATEGORY_LEVELS, arm_codes, frame_to_abdata, guess_columns
-from core.data.csvio import peek_csv, read_frame, source_name
+from core.data.abdata import ABData, DataError
+from core.data.abmapping import MAX_CATEGORY_LEVELS, frame_to_abdata
+from core.data.csvio import read_frame, source_name
 from core.data.datafiles import (
     REGISTRY,
-    cache_dir,
-    data_dir_candidates,
     fetch_data_file,
-    find_data_file,
 )
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
