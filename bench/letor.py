@@ -19,9 +19,9 @@ Read before comparing with the paper:
 
 * The paper averages five folds; this is fold 1 only.  The paper's grid also held 0.9.
 * 51 of the 156 test queries (and 132 of 471 training queries) have no relevant document.
-  AUC, MAUC and AP are undefined there; :mod:`core.evaluation.metrics` leaves such queries out of the
-  mean.  The LETOR evaluation tool counts them as AP = 0, which is what the paper's MAP
-  (~0.47) corresponds to, so both MAPs are printed.
+  AUC, MAUC and AP are undefined there; :mod:`core.evaluation.metrics` leaves such queries
+  out of the mean.  The LETOR evaluation tool counts them as AP = 0, which is what the
+  paper's MAP (~0.47) corresponds to, so both MAPs are printed.
 * With a single top-k for every grade, micro and macro P@k both equal binary P@k divided
   by the number of grades (2) and differ only through queries shorter than k
   (:func:`core.evaluation.metrics.multiclass_precision_at_k`).  The paper plots P@k for Yahoo! V1
@@ -42,8 +42,7 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-
+from bench._report import md_table, publish, report_parser, run_timed
 from core.data import data_dir_candidates
 from core.evaluation.metrics import (
     auc,
@@ -54,6 +53,8 @@ from core.evaluation.metrics import (
     ndcg,
 )
 from core.models import LambdaMARTRanker, LinearPairwiseAUC
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FOLD = "mq2008_fold1"
 SPLITS = ("train", "vali", "test")
@@ -195,11 +196,6 @@ def test_metrics(split: Split, score: np.ndarray) -> dict[str, Any]:
 
 
 # =============================================================================== report
-def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-
-
 def _paper(label: str, key: str) -> str:
     v = PAPER_MQ2008.get(label, {}).get(key)
     return "—" if v is None else f"{v:.3f}"
@@ -249,17 +245,12 @@ def render(fitted: Sequence[Fitted], data: dict[str, Split], *, quick: bool, tre
 
 # =============================================================================== CLI
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fixed learning rate / alpha")
+    ap = report_parser(__doc__, quick="fixed learning rate / alpha",
+                       data_dir="folder holding mq2008_fold1/")
     ap.add_argument("--trees", type=int, default=300, help="boosting rounds (default 300)")
-    ap.add_argument("--threads", type=int, default=1, help="LightGBM threads (default 1)")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--models", help="comma list of auc,mauc,ndcg,linear (default all)")
     ap.add_argument("--max-queries", type=int, default=None,
                     help="use the first N queries of each split (smoke tests)")
-    ap.add_argument("--data-dir", default=None, help="folder holding mq2008_fold1/")
-    ap.add_argument("--out", help="also write the markdown to this file")
     return ap.parse_args(argv)
 
 
@@ -285,13 +276,8 @@ def main(argv: Sequence[str] | None = None) -> str:
                          seed=args.seed) for spec in _chosen_models(args.models)]
     text = render(fitted, data, quick=args.quick, trees=args.trees, threads=args.threads,
                   argv=argv, seconds=time.perf_counter() - t0)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    return text
+    return publish(text, args.out)
 
 
 if __name__ == "__main__":
-    t_start = time.perf_counter()
-    main()
-    print(f"wall time: {time.perf_counter() - t_start:.0f} s", file=sys.stderr)
+    run_timed(main)

@@ -46,14 +46,13 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-
+from bench._report import md_table, publish, report_parser, run_timed
 from core.constants import CUTOFFS
 from core.data import ABData, load_hillstrom, load_information
 from core.evaluation.curves import UpliftCurves
@@ -65,10 +64,14 @@ from core.models import (
     UpliftRandomForest,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
+
 DATASETS = ("hillstrom", "information")
 TABLES = ("6", "8", "9", "10", "11")
 CAVEAT = ("**Caveat:** seed-to-seed sd (~0.0015 on Hillstrom) is as large as most gaps "
           "between models; differences with p > 0.05 are not evidence.")
+QUICK_NOTE = ("Quick mode: few repetitions and trees at learning rate 0.01 leave every boosted "
+              "model under-fitted; use these numbers to check the pipeline, not to rank models.")
 
 
 # =============================================================================== models
@@ -111,15 +114,23 @@ FLIPPED, TWO_MODEL, DUMMY, URF = (Spec(k) for k in ("flipped", "two_model", "dum
 
 @dataclass(frozen=True)
 class Config:
-    """Everything that changes the numbers (printed with the tables)."""
+    """Everything that changes the numbers (printed with the tables).
 
-    reps: int = 10
-    trees: int = 500
-    learning_rate: float = 0.01
-    forest_trees: int = 100
-    threads: int = 1
-    seed: int = 0
-    max_rows: int | None = None
+    The defaults are those of the command line (:func:`parse_args`), the one place they live.
+    """
+
+    reps: int
+    trees: int
+    learning_rate: float
+    forest_trees: int
+    threads: int
+    seed: int
+    max_rows: int | None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Config:
+        """The options of :func:`parse_args` that bear on the numbers."""
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
 
 def make_model(spec: Spec, cfg: Config, seed: int) -> Any:
@@ -458,12 +469,6 @@ def fmt_paper(value: Paper | None) -> str:
     return f"{v:.5f}" + (f" ({mark})" if mark else "")
 
 
-def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def render_row_table(table: RowTable, run: Run) -> str:
     """Markdown of a Table 6 / 8 / 9 / 11 for one dataset."""
     paper = table.paper.get(run.dataset, {})
@@ -541,18 +546,14 @@ def render(runs: Sequence[Run], tables: Sequence[str], cfg: Config, *, quick: bo
             out.append("Warnings raised while fitting:\n\n" + "\n".join(lines))
     out.append(CAVEAT)
     if quick:
-        out.append("Quick mode: few repetitions and trees at learning rate 0.01 leave every "
-                   "boosted model under-fitted; use these numbers to check the pipeline, not "
-                   "to rank models.")
+        out.append(QUICK_NOTE)
     return "\n\n".join(out) + "\n"
 
 
 # =============================================================================== CLI
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="3 repetitions, 100 trees, Hillstrom, Tables 11 and 6 (no MAP)")
+    ap = report_parser(__doc__, data_dir="folder holding the data files",
+                       quick="3 repetitions, 100 trees, Hillstrom, Tables 11 and 6 (no MAP)")
     ap.add_argument("--tables", help="comma list of 6,8,9,10,11 (default all; quick 11,6)")
     ap.add_argument("--datasets", help="comma list of hillstrom,information "
                     "(default both; quick hillstrom)")
@@ -561,13 +562,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--learning-rate", type=float, default=0.01)
     ap.add_argument("--forest-trees", type=int, default=100,
                     help="trees of the uplift random forest (default 100)")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="LightGBM threads per model (default 1)")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-rows", type=int, default=None,
                     help="stratified subsample of each dataset (smoke tests)")
-    ap.add_argument("--data-dir", default=None, help="folder holding the data files")
-    ap.add_argument("--out", help="also write the markdown to this file")
     ap.add_argument("--verbose", action="store_true", help="log every fit to stderr")
     args = ap.parse_args(argv)
     args.tables = _csv(args.tables, ("11", "6") if args.quick else TABLES, TABLES, "--tables")
@@ -593,23 +589,15 @@ def main(argv: Sequence[str] | None = None) -> str:
     """Run the benchmark, print the markdown (and write ``--out``); returns the markdown."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
-    cfg = Config(reps=args.reps, trees=args.trees, learning_rate=args.learning_rate,
-                 forest_trees=args.forest_trees, threads=args.threads, seed=args.seed,
-                 max_rows=args.max_rows)
+    cfg = Config.from_args(args)
     specs = specs_for(args.tables, args.quick)
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if args.verbose else (lambda s: None)
     runs = []
     for name in args.datasets:
         data = subsample(load(name, args.data_dir), cfg.max_rows, cfg.seed)
         runs.append(run_dataset(name, data, specs, cfg, log=log))
-    text = render(runs, args.tables, cfg, quick=args.quick, argv=argv)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    return text
+    return publish(render(runs, args.tables, cfg, quick=args.quick, argv=argv), args.out)
 
 
 if __name__ == "__main__":
-    t0 = time.perf_counter()
-    main()
-    print(f"wall time: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    run_timed(main)

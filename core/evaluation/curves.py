@@ -2,8 +2,8 @@ r"""Qini and uplift curves under the six definitions of the literature, AUUC and
 
 Every function takes the fixed triple ``(y, t, score)``: binary outcome, binary treatment
 flag and the ranker's score (higher = target first).  One sort and one accumulation
-(:mod:`core.evaluation._kernel`) feed all six definitions; :class:`UpliftCurves` keeps them so a page
-can ask for every definition and cut-off without re-sorting.
+(:mod:`core.evaluation._kernel`) feed all six definitions; :class:`UpliftCurves` keeps them so
+a page can ask for every definition and cut-off without re-sorting.
 
 Notation (Devriendt, Van Belle, Guns & Verbeke 2020, §2, Table 2): ``T``/``C`` the treated
 and control rows; for the *joint* ranking of all rows, :math:`N^T(k), N^C(k)` count treated
@@ -102,39 +102,35 @@ class Definition:
     summary: str = field(default="")
 
 
+def _definition(name: str, formula: str, summary: str) -> Definition:
+    """The :class:`Definition` called ``name``: kind, setting and units are read off the name
+    (``"<kind>_<joint|sep>_<rel|abs>"``)."""
+    kind, setting, units = name.split("_")
+    return Definition(name, {"sep": "separate"}.get(setting, setting), kind,
+                      {"rel": "relative", "abs": "absolute"}[units], formula, summary)
+
+
 DEFINITIONS: dict[str, Definition] = {
     d.name: d
     for d in (
-        Definition(
-            "uplift_joint_rel", "joint", "uplift", "relative",
-            r"V(k) = \frac{R^T(D,k)}{|T|} - \frac{R^C(D,k)}{|C|}",
-            "Response-rate difference; Qini and uplift coincide. Robust to the arm split.",
-        ),
-        Definition(
-            "qini_joint_abs", "joint", "qini", "absolute",
-            r"V(k) = R^T(D,k) - R^C(D,k)\,\frac{N^T(D,k)}{N^C(D,k)}",
-            "Incremental responders, control scaled to the treated count in the top k.",
-        ),
-        Definition(
-            "uplift_joint_abs", "joint", "uplift", "absolute",
-            r"V(k) = \left(\frac{R^T}{N^T} - \frac{R^C}{N^C}\right)(D,k)\,(N^T + N^C)(D,k)",
-            "Rate difference in the top k times the number targeted.",
-        ),
-        Definition(
-            "uplift_sep_rel", "separate", "uplift", "relative",
-            r"V(p) = \frac{R(T,p|T|)}{|T|} - \frac{R(C,p|C|)}{|C|}",
-            "Each arm ranked alone; response-rate difference. Robust to the arm split.",
-        ),
-        Definition(
-            "uplift_sep_abs", "separate", "uplift", "absolute",
-            r"V(p) = R(T,p|T|) - R(C,p|C|)",
-            "Each arm ranked alone; raw responder difference (swings with the split).",
-        ),
-        Definition(
-            "qini_sep_abs", "separate", "qini", "absolute",
-            r"V(p) = R(T,p|T|) - R(C,p|C|)\,\frac{|T|}{|C|}",
-            "Radcliffe's original Qini curve: control responders scaled by |T|/|C|.",
-        ),
+        _definition("uplift_joint_rel",
+                    r"V(k) = \frac{R^T(D,k)}{|T|} - \frac{R^C(D,k)}{|C|}",
+                    "Response-rate difference; Qini and uplift coincide. Robust to the arm split."),
+        _definition("qini_joint_abs",
+                    r"V(k) = R^T(D,k) - R^C(D,k)\,\frac{N^T(D,k)}{N^C(D,k)}",
+                    "Incremental responders, control scaled to the treated count in the top k."),
+        _definition("uplift_joint_abs",
+                    r"V(k) = \left(\frac{R^T}{N^T} - \frac{R^C}{N^C}\right)(D,k)\,(N^T + N^C)(D,k)",
+                    "Rate difference in the top k times the number targeted."),
+        _definition("uplift_sep_rel",
+                    r"V(p) = \frac{R(T,p|T|)}{|T|} - \frac{R(C,p|C|)}{|C|}",
+                    "Each arm ranked alone; response-rate difference. Robust to the arm split."),
+        _definition("uplift_sep_abs",
+                    r"V(p) = R(T,p|T|) - R(C,p|C|)",
+                    "Each arm ranked alone; raw responder difference (swings with the split)."),
+        _definition("qini_sep_abs",
+                    r"V(p) = R(T,p|T|) - R(C,p|C|)\,\frac{|T|}{|C|}",
+                    "Radcliffe's original Qini curve: control responders scaled by |T|/|C|."),
     )
 }
 

@@ -156,10 +156,9 @@ def profit_curve(
 
     Parameters
     ----------
-    y, t : array-like of shape (n,)
-        Binary outcome and treatment flag.
-    score : array-like of shape (n,)
-        Ranker score (higher = target first).
+    y, t, score : array-like of shape (n,)
+        Binary outcome, treatment flag and ranker score (higher = target first), as in
+        :func:`core.evaluation.curves.uplift_curve`.
     cost_per_treatment : float
         Cost of treating one row (e.g. sending one e-mail).
     value_per_response : float, optional

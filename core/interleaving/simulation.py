@@ -343,10 +343,10 @@ def false_judgment_curve(world: Any, *, methods: Sequence[str] = PAPER_METHODS,
 
     Returns
     -------
-    DataFrame with one row per (method, n_users): ``method, n_users, false_rate, se,
-    tie_rate, nan_rate, n_reps, truth``.
+    DataFrame
+        The table of :func:`false_judgment_rates` for the simulated grid.
     """
-    check_choice(ties, "ties", ("half", "correct", "false"))
+    check_choice(ties, "ties", ("half", "correct", "false"))  # before the long simulation
     grid = simulate_grid(world, methods=methods, user_counts=user_counts, n_reps=n_reps,
                          random_state=random_state, progress=progress,
                          rct_undefined=rct_undefined, engine=engine, n_jobs=n_jobs)

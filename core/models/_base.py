@@ -205,6 +205,16 @@ class BaseModel(BaseEstimator):
 
     _fitted_attrs: tuple[str, ...] = ()
 
+    def _store_params(self, init_locals: Mapping[str, Any]) -> None:
+        """Keep every ``__init__`` keyword as the attribute of the same name, unchanged.
+
+        Called as ``self._store_params(locals())`` first thing in ``__init__``: scikit-learn's
+        ``get_params`` / ``clone`` read the parameters back under the names of the
+        ``__init__`` signature, and checks happen in ``fit``, not here.
+        """
+        for name in self._get_param_names():
+            setattr(self, name, init_locals[name])
+
     def _reset(self) -> None:
         for name in (*self._fitted_attrs, "features_"):
             self.__dict__.pop(name, None)

@@ -27,8 +27,9 @@ Conventions
   its trees are averaged, not added, so more trees only reduce variance.
 * **Progress** — ``fit(..., callback=f)`` calls ``f(round, total)`` once per boosting round
   (``round`` = 1..``total``; ``f`` may declare a third argument ``metric=None``, which is
-  not passed: the models train with LightGBM's ``metric="None"``; :class:`TwoModel`: ``total = 2·n_estimators``, the control
-  model's rounds follow the treated model's; forest: once per tree;
+  not passed: the models train with LightGBM's ``metric="None"``; :class:`TwoModel`:
+  ``total = 2·n_estimators``, the control model's rounds follow the treated model's;
+  forest: once per tree;
   :class:`LinearPairwiseAUC`: once per binary model).  ``f`` may raise — for example
   :class:`TrainingCancelled` — to stop training: the exception propagates out of ``fit``
   and the model is left **unfitted** (``predict`` raises
@@ -121,17 +122,7 @@ class _LightGBMUplift(LightGBMParams, BaseModel):
                  colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
                  reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
                  lgb_params: dict | None = None):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.num_threads = num_threads
-        self.random_state = random_state
-        self.lgb_params = lgb_params
+        self._store_params(locals())
 
     def _binary_params(self) -> tuple[dict, int]:
         params, n_rounds = self._lgb_config()
@@ -200,12 +191,7 @@ class FlippedLabel(_LightGBMUplift):
                  colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
                  reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
                  lgb_params: dict | None = None):
-        self.balance_arms = balance_arms
-        super().__init__(n_estimators=n_estimators, learning_rate=learning_rate,
-                         num_leaves=num_leaves, min_child_samples=min_child_samples,
-                         subsample=subsample, colsample_bytree=colsample_bytree,
-                         reg_alpha=reg_alpha, reg_lambda=reg_lambda, num_threads=num_threads,
-                         random_state=random_state, lgb_params=lgb_params)
+        self._store_params(locals())
 
     def fit(self, X: Any, y: Any, treatment: Any, *, callback: Any = None) -> FlippedLabel:
         """Fit the classifier on ``Z = [y == treatment]``; returns ``self``."""

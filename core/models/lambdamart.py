@@ -126,19 +126,12 @@ class LambdaMARTUplift(_LambdaMARTBase):
       ``group_sizes_ == [n_treated, n_control]``;
     * ``query="joint"`` — one query holding every row (``group_sizes_ == [n]``).
 
-    Relevance labels (paper Tables 3, 4 and 7; :func:`core.evaluation.metrics.relevance_labels`):
-
-    ========  =====  =====  ======  =====
-    labels    TR     TNR    CR      CNR
-    ========  =====  =====  ======  =====
-    ``abs1``  1      0      0       1
-    ``abs2``  1      0      −1      0
-    ``abs3``  3      1      0       2
-    ``rel``   1/|T|  0      −1/|C|  0
-    ========  =====  =====  ======  =====
-
-    |T| and |C| are the training set's arm sizes (the same whether the control rows form
-    their own query or not, since a query without treated rows has no TR row).  LightGBM
+    Relevance labels: the set ``labels`` of :func:`core.evaluation.metrics.relevance_labels`
+    (its table gives the label of a treated responder TR, treated non-responder TNR, control
+    responder CR and control non-responder CNR in each set; paper Tables 3, 4 and 7),
+    computed on all training rows at once, so for ``rel`` |T| and |C| are the training
+    set's arm sizes (the same whether the control rows form their own query or not, since a
+    query without treated rows has no TR row).  LightGBM
     stores labels as float32, so ``rel`` labels are used to float32 precision — a common
     factor per arm, which does not change the ranking the metric rewards.  The prediction
     is the model's raw output; higher = target first.
@@ -187,24 +180,7 @@ class LambdaMARTUplift(_LambdaMARTBase):
                  subsample: float = 1.0, colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
                  reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
                  lgb_params: dict | None = None):
-        self.metric = metric
-        self.query = query
-        self.labels = labels
-        self.k = k
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.method = method
-        self.bins = bins
-        self.sigma = sigma
-        self.num_leaves = num_leaves
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.num_threads = num_threads
-        self.random_state = random_state
-        self.lgb_params = lgb_params
+        self._store_params(locals())
 
     def fit(self, X: Any, y: Any, treatment: Any, *,
             callback: Any = None) -> LambdaMARTUplift:
@@ -272,22 +248,7 @@ class LambdaMARTRanker(_LambdaMARTBase):
                  colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
                  reg_lambda: float = 0.0, num_threads: int = 0, random_state: Any = None,
                  lgb_params: dict | None = None):
-        self.metric = metric
-        self.k = k
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.method = method
-        self.bins = bins
-        self.sigma = sigma
-        self.num_leaves = num_leaves
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.num_threads = num_threads
-        self.random_state = random_state
-        self.lgb_params = lgb_params
+        self._store_params(locals())
 
     def fit(self, X: Any, relevance: Any, group: Any = None, *,
             callback: Any = None) -> LambdaMARTRanker:

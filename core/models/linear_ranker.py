@@ -99,13 +99,7 @@ class LinearPairwiseAUC(BaseModel):
     def __init__(self, *, multiclass: str = "sum", loss: str = "hinge", alpha: float = 1e-4,
                  max_pairs_per_query: int = 20_000, max_pairs: int = 500_000,
                  max_iter: int = 20, random_state: Any = None):
-        self.multiclass = multiclass
-        self.loss = loss
-        self.alpha = alpha
-        self.max_pairs_per_query = max_pairs_per_query
-        self.max_pairs = max_pairs
-        self.max_iter = max_iter
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(self, X: Any, relevance: Any, group: Any = None, *,
             callback: Any = None) -> LinearPairwiseAUC:

@@ -132,17 +132,7 @@ class UpliftRandomForest(BaseModel):
                  normalize: bool = True, max_depth: int = 8, min_samples_arm: int = 25,
                  max_features: Any = "sqrt", bootstrap: bool = True, max_bins: int = 32,
                  n_reg: float = 10.0, min_gain: float = 0.0, random_state: Any = None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.normalize = normalize
-        self.max_depth = max_depth
-        self.min_samples_arm = min_samples_arm
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.max_bins = max_bins
-        self.n_reg = n_reg
-        self.min_gain = min_gain
-        self.random_state = random_state
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X: Any, y: Any, treatment: Any, *,

@@ -178,6 +178,55 @@ def _table(conv, n_t, n_cls, n_bins):
     return tab.ravel()
 
 
+# Helpers of the two row passes.  ``_own_bin``, ``_add_moments`` and ``_poly`` are inlined by
+# numba itself (``inline="always"``): LLVM then sees, and fuses into FMAs, the same
+# instructions as when they were written out in each pass, so the results are bit-for-bit
+# unchanged (as plain calls they changed the last bit of a few hessians).  ``_enter_row`` is
+# left to LLVM's inliner: inlined by numba it made the passes about twice as slow.
+@numba.njit(**_JIT)
+def _enter_row(p, raw, cls, delta, before, current):
+    """Row ``p``'s bin, class, offset ``δ`` and ``δ²``; clears ``before`` when ``p`` opens a
+    new bin (``current`` is the bin of the previous row, ``-1`` before the first)."""
+    alpha = raw[p]
+    if alpha != current:
+        # element loop, not ``before[:] = 0``: with the slice the passes ran ~1.6x slower
+        for q in range(before.shape[0]):
+            for m in range(before.shape[1]):
+                before[q, m] = 0.0
+    d = delta[p]
+    return alpha, cls[p], d, d * d
+
+
+@numba.njit(inline="always", **_JIT)
+def _own_bin(folds, t, a, before, c):
+    """``Σ_q folds[t, a, q]·before[q, m]`` for the count moments ``m = 0, 1, 2`` and the
+    weighted moments ``m = c, c + 1, c + 2`` of the own-bin rows above the row."""
+    b00 = b01 = b02 = b10 = b11 = b12 = 0.0
+    for q in range(folds.shape[2]):
+        k = folds[t, a, q]
+        b00 += k * before[q, 0]
+        b01 += k * before[q, 1]
+        b02 += k * before[q, 2]
+        b10 += k * before[q, c]
+        b11 += k * before[q, c + 1]
+        b12 += k * before[q, c + 2]
+    return b00, b01, b02, b10, b11, b12
+
+
+@numba.njit(inline="always", **_JIT)
+def _add_moments(before, a, c, w, e, e2):
+    """Add ``(w, w·e, w·e²)`` to ``before[a, c : c + 3]``."""
+    before[a, c] += w
+    before[a, c + 1] += w * e
+    before[a, c + 2] += w * e2
+
+
+@numba.njit(inline="always", **_JIT)
+def _poly(tab, i, d):
+    """``tab[i] + tab[i + 2]·δ + tab[i + 4]·δ²`` (Horner): a table entry at the row's offset."""
+    return tab[i] + d * (tab[i + 2] + d * tab[i + 4])
+
+
 @numba.njit(**_JIT)
 def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, lam, curv):
     """``(Λ, curvature)`` per sorted row, written to ``lam`` and ``curv``, when ok and
@@ -191,55 +240,33 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, lam, curv):
     ``w`` is monotone, ``Σ_q M_pq F(y_pq) = w_p·S_0 − S_1``.  ``khi`` (``K`` above its
     diagonal) gives the sigmoid-free sum over more relevant partners, from running counts.
     """
-    n = raw.size
     n_cls = kmat.shape[0]
+    folds = kmat.reshape((1, n_cls, n_cls))
     tab = _table(conv, 1, n_cls, n_bins)
     before = np.zeros((n_cls, 6))  # own-bin rows above: (1, −δ, δ², w, −wδ, wδ²)
     free = np.zeros((n_cls, 2))  # per class: rows below − rows above, as count and Σ w
-    for p in range(n):
+    for p in range(raw.size):
         b = cls[p]
         free[b, 0] += 1.0
         free[b, 1] += w[p]
     current = -1
-    for p in range(n):
-        alpha = raw[p]
-        if alpha != current:
-            before[:] = 0.0
-            current = alpha
-        a = cls[p]
-        d = delta[p]
-        d2 = d * d
+    for p in range(raw.size):
+        current, a, d, d2 = _enter_row(p, raw, cls, delta, before, current)
         wp = w[p]
-        b00 = b01 = b02 = b10 = b11 = b12 = 0.0
-        for q in range(n_cls):
-            k = kmat[a, q]
-            b00 += k * before[q, 0]
-            b01 += k * before[q, 1]
-            b02 += k * before[q, 2]
-            b10 += k * before[q, 3]
-            b11 += k * before[q, 4]
-            b12 += k * before[q, 5]
-        i = (alpha * n_cls + a) * _N_COEF
+        b00, b01, b02, b10, b11, b12 = _own_bin(folds, 0, a, before, 3)
+        i = (current * n_cls + a) * _N_COEF
         # table value minus twice the own-bin part above the row
-        r0 = tab[i] + d * (tab[i + 2] + d * tab[i + 4]) - (b00 - 0.5 * (d * b00 + b01))
-        r1 = tab[i + 1] + d * (tab[i + 3] + d * tab[i + 5]) - (b10 - 0.5 * (d * b10 + b11))
-        v0 = tab[i + 6] + d * (tab[i + 8] + d * tab[i + 10]) - (
-            0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
-        v1 = tab[i + 7] + d * (tab[i + 9] + d * tab[i + 11]) - (
-            0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
+        r0 = _poly(tab, i, d) - (b00 - 0.5 * (d * b00 + b01))
+        r1 = _poly(tab, i + 1, d) - (b10 - 0.5 * (d * b10 + b11))
+        v0 = _poly(tab, i + 6, d) - (0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
+        v1 = _poly(tab, i + 7, d) - (0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
         hi = 0.0
         for q in range(n_cls):
             hi += khi[a, q] * (wp * free[q, 0] - free[q, 1])
         lam[p] = wp * r0 - r1 - hi
         curv[p] = wp * v0 - v1
-        e = -d
-        e2 = e * e
-        before[a, 0] += 1.0
-        before[a, 1] += e
-        before[a, 2] += e2
-        before[a, 3] += wp
-        before[a, 4] += wp * e
-        before[a, 5] += wp * e2
+        _add_moments(before, a, 0, 1.0, -d, d2)
+        _add_moments(before, a, 3, wp, -d, d2)
         free[a, 0] -= 2.0
         free[a, 1] -= 2.0 * wp
 
@@ -254,50 +281,34 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv
     ``±(W(p)·S_0 − S_1)`` (``+`` below, ``−`` above); the own bin counts below, so its
     partners above the row move from the below tables to the above ones.
     """
-    n = raw.size
     n_cls = folds.shape[1]
     tab = _table(conv, 4, n_cls, n_bins)
     before = np.zeros((n_cls, 9))  # (1, −δ, δ²) × (1, w_ok, w_inv)
-    total = np.zeros((n_cls, 3))  # per class: count, Σ w_ok, Σ w_inv
+    # per class: count, Σ w_ok, Σ w_inv — of all rows (total) and of the rows above (above)
+    total = np.zeros((n_cls, 3))
     above = np.zeros((n_cls, 3))
-    for p in range(n):
+    for p in range(raw.size):
         b = cls[p]
         total[b, 0] += 1.0
         total[b, 1] += w_ok[p]
         total[b, 2] += w_inv[p]
     current = -1
-    for p in range(n):
-        alpha = raw[p]
-        if alpha != current:
-            before[:] = 0.0
-            current = alpha
-        a = cls[p]
-        d = delta[p]
-        d2 = d * d
+    for p in range(raw.size):
+        current, a, d, d2 = _enter_row(p, raw, cls, delta, before, current)
         wo = w_ok[p]
         wi = w_inv[p]
         rho = 0.0
         crv = 0.0
         for t in range(4):
             c = 3 if t == 0 or t == 3 else 6  # partner weight: w_ok or w_inv
-            b00 = b01 = b02 = b10 = b11 = b12 = 0.0
-            for q in range(n_cls):
-                k = folds[t, a, q]
-                b00 += k * before[q, 0]
-                b01 += k * before[q, 1]
-                b02 += k * before[q, 2]
-                b10 += k * before[q, c]
-                b11 += k * before[q, c + 1]
-                b12 += k * before[q, c + 2]
+            b00, b01, b02, b10, b11, b12 = _own_bin(folds, t, a, before, c)
             own = -1.0 if t % 2 == 0 else 1.0
-            i = ((t * n_bins + alpha) * n_cls + a) * _N_COEF
-            r0 = tab[i] + d * (tab[i + 2] + d * tab[i + 4]) + own * (
-                0.5 * b00 - 0.25 * (d * b00 + b01))
-            r1 = tab[i + 1] + d * (tab[i + 3] + d * tab[i + 5]) + own * (
-                0.5 * b10 - 0.25 * (d * b10 + b11))
-            v0 = tab[i + 6] + d * (tab[i + 8] + d * tab[i + 10]) + own * (
+            i = ((t * n_bins + current) * n_cls + a) * _N_COEF
+            r0 = _poly(tab, i, d) + own * (0.5 * b00 - 0.25 * (d * b00 + b01))
+            r1 = _poly(tab, i + 1, d) + own * (0.5 * b10 - 0.25 * (d * b10 + b11))
+            v0 = _poly(tab, i + 6, d) + own * (
                 0.25 * b00 - 0.0625 * (d2 * b00 + 2.0 * d * b01 + b02))
-            v1 = tab[i + 7] + d * (tab[i + 9] + d * tab[i + 11]) + own * (
+            v1 = _poly(tab, i + 7, d) + own * (
                 0.25 * b10 - 0.0625 * (d2 * b10 + 2.0 * d * b11 + b12))
             wt = wo if t == 0 or t == 3 else wi
             sign = -own
@@ -309,17 +320,9 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv
                                + above[q, 1] - wo * above[q, 0])
         lam[p] = rho - hi
         curv[p] = crv
-        e = -d
-        e2 = e * e
-        before[a, 0] += 1.0
-        before[a, 1] += e
-        before[a, 2] += e2
-        before[a, 3] += wo
-        before[a, 4] += wo * e
-        before[a, 5] += wo * e2
-        before[a, 6] += wi
-        before[a, 7] += wi * e
-        before[a, 8] += wi * e2
+        _add_moments(before, a, 0, 1.0, -d, d2)
+        _add_moments(before, a, 3, wo, -d, d2)
+        _add_moments(before, a, 6, wi, -d, d2)
         above[a, 0] += 1.0
         above[a, 1] += wo
         above[a, 2] += wi

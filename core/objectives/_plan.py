@@ -17,17 +17,6 @@ from core._validation import check_choice, check_scores
 from core.objectives import _compiled as _comp
 from core.objectives import _kernels as _kern
 
-__all__ = [
-    "AUTO_EXACT_MAX_ROWS",
-    "EXACT_MAX_ROWS",
-    "MAX_BINNED_CLASSES",
-    "METHODS",
-    "METRICS",
-    "Plan",
-    "check_groups",
-    "check_options",
-]
-
 METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map", "auc", "mauc")
 METHODS = ("auto", "exact", "binned")
 #: ``method="auto"`` uses the exact kernel for queries up to this many rows.
@@ -333,8 +322,9 @@ def _row_gains(metric: str, rel: np.ndarray, qid: np.ndarray, sizes: np.ndarray)
         return (rel > 0).astype(np.float64)
     if metric == "mauc":
         # G_c = p(c) / (m_c (n − m_c)) = 1 / (R (n − m_c)) for a grade c > 0 with m_c rows,
-        # R relevant rows in the query and p(c) = m_c / R (core.evaluation.metrics.mauc); grade 0 is no
-        # class (G = 0): "irrelevant vs the rest" would reward ranking irrelevant rows first.
+        # R relevant rows in the query and p(c) = m_c / R (core.evaluation.metrics.mauc);
+        # grade 0 is no class (G = 0): "irrelevant vs the rest" would reward ranking
+        # irrelevant rows first.
         key = np.lexsort((rel, qid))
         same = np.concatenate(([False], (rel[key][1:] == rel[key][:-1])
                                & (qid[key][1:] == qid[key][:-1])))
