@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from core.data import datasets, hygiene
+from core import data as datasets
+from core.data import hygiene
 from ui import common
 
 st.title("Data")
@@ -32,11 +33,13 @@ with upload_tab:
             head = datasets.peek_csv(content)
             guess = datasets.guess_columns(head)
             columns = list(head.columns)
+            t_at = columns.index(guess["treatment"]) if guess["treatment"] in columns else 0
+            y_at = (columns.index(guess["outcome"]) if guess["outcome"] in columns
+                    else min(1, len(columns) - 1))
             c1, c2 = st.columns(2)
-            treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
-                                     index=columns.index(guess["treatment"]) if guess["treatment"] in columns else 0)
+            treatment = c1.selectbox("Treatment column", columns, key="data_treatment", index=t_at)
             outcome = c2.selectbox("Outcome column (binary)", columns, key="data_outcome",
-                                   index=columns.index(guess["outcome"]) if guess["outcome"] in columns else min(1, len(columns) - 1))
+                                   index=y_at)
             codes = common.column_codes(content, treatment)
             mapping = {"treatment": treatment, "outcome": outcome}
             if len(codes) > 2:

@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 pytestmark = pytest.mark.browser
+#: st.error boxes (ui.common.guard shows every failure as one) and uncaught exceptions
+ERRORS = '[data-testid="stAlertContentError"], [data-testid="stException"]'
 
 
 def _require_browser():
@@ -32,6 +34,11 @@ def _require_browser():
             pytest.fail("Chromium is not installed: .ci/run should have installed it")
         pytest.skip("Chromium not installed (apt-get install chromium)")
     return pytest.importorskip("playwright.sync_api")
+
+
+def _assert_clean(page, where: str) -> None:
+    errors = page.locator(ERRORS)
+    assert errors.count() == 0, f"{where}: " + " | ".join(errors.all_inner_texts())
 
 
 def _free_port() -> int:
@@ -98,15 +105,18 @@ def test_upload_train_and_see_a_curve(app_url, tmp_path):
         page.locator("input[type=file]").set_input_files(str(csv))
         page.get_by_role("button", name="Use this CSV").click()
         page.get_by_text("Current dataset: campaign").wait_for()
+        _assert_clean(page, "Data page")
 
         page.get_by_role("link", name="Train").click()
         page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("Done in").first.wait_for(timeout=180_000)
-        page.get_by_text("Done in").nth(1).wait_for(timeout=180_000)
+        page.get_by_text("Trained in").first.wait_for(timeout=180_000)
+        page.get_by_text("Trained in").nth(1).wait_for(timeout=180_000)
+        _assert_clean(page, "Train page")
 
         page.get_by_role("link", name="Compare").click()
         page.locator(".js-plotly-plot").first.wait_for()
         page.get_by_text("AUUC on the test rows").wait_for()
         assert page.locator(".js-plotly-plot").count() >= 2  # curves + profit
+        _assert_clean(page, "Compare page")
         page.screenshot(path=str(tmp_path / "compare.png"))
         browser.close()

@@ -13,6 +13,7 @@ import warnings
 from collections import defaultdict
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import (
     average_precision_score,
@@ -22,6 +23,7 @@ from sklearn.metrics import (
 )
 
 from core._validation import UndefinedMetricWarning
+from core.evaluation import curves
 from core.evaluation import metrics as M
 
 NAN = float("nan")
@@ -248,7 +250,6 @@ def test_string_and_non_contiguous_group_ids():
 
 
 def test_object_group_ids_from_pandas():
-    pd = pytest.importorskip("pandas")
     rel, score = [1, 0, 2, 1], [1.0, 2.0, 3.0, 4.0]
     got = M.dcg(rel, score, group=pd.Series(["a", "b", "a", "b"]))
     assert got == pytest.approx(M.dcg(rel, score, group=[0, 1, 0, 1]))
@@ -470,7 +471,6 @@ def test_uplift_pcg_identities_with_uplift_curves():
 
 
 def test_uplift_pcg_joint_is_n_times_auuc_of_core_curves():
-    curves = pytest.importorskip("core.evaluation.curves")
     rng = np.random.default_rng(9)
     y, t, s = rng.integers(0, 2, 200), rng.integers(0, 2, 200), rng.normal(size=200)
     for c in (0.1, 0.3, 1.0):

@@ -1,4 +1,5 @@
-"""Tests for core.objectives.lambdas: λ-gradients against a brute-force swap-and-recompute reference.
+"""Tests for core.objectives.lambdas: λ-gradients against a brute-force swap-and-recompute
+reference.
 
 The reference below never uses the engine's ΔM formulas: for every pair it swaps the two rows'
 positions in the ranking and recomputes the metric from scratch (counting pairs for AUC and
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 
 import lightgbm as lgb
+import numba  # noqa: F401 - required (requirements.txt): the compiled back-end must be tested
 import numpy as np
 import pytest
 
@@ -23,17 +25,7 @@ from core.objectives.lambdas import (
 
 K_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
 
-try:
-    import numba  # noqa: F401
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - numba is in requirements.txt
-    HAVE_NUMBA = False
-
-BACKENDS = [
-    pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")),
-    "numpy",
-]
+BACKENDS = ["numba", "numpy"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -78,7 +70,8 @@ def _metric_value(metric, ranked, k):
         correct = sum(lab[a] and not lab[b] for a in range(n) for b in range(a + 1, n))
         return correct / (m * (n - m))
     if metric == "mauc":
-        # core.evaluation.metrics.mauc: classes are the grades > 0, weighted by their share of relevant rows
+        # core.evaluation.metrics.mauc: classes are the grades > 0, weighted by their share of
+        # relevant rows
         relevant = sum(v > 0 for v in ranked)
         total = 0.0
         for c in {v for v in ranked if v > 0}:
@@ -313,7 +306,6 @@ def test_binned_agrees_with_exact_on_3000_rows(rng, metric, labels, k, backend):
         assert np.abs(e - b).max() <= 1e-4 * np.abs(e).max()
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")
 @pytest.mark.parametrize("method", ["exact", "binned"])
 def test_backends_agree(rng, monkeypatch, method):
     # same pair sums (exact) and the same bins and expansion (binned): the compiled kernel
@@ -326,6 +318,7 @@ def test_backends_agree(rng, monkeypatch, method):
         out = {}
         for name in ("numba", "numpy"):
             monkeypatch.setattr(_lambda_compiled, "BACKEND", name)
+            assert _lambda_compiled.backend() == name  # never numpy against numpy
             out[name] = lambda_gradients(scores, y, [1000, 1700, 300], metric=metric,
                                          method=method)
         (g_nb, h_nb), (g_np, h_np) = out["numba"], out["numpy"]
@@ -341,7 +334,6 @@ def test_numpy_backend_without_numba(monkeypatch):
     np.testing.assert_allclose(grad, [0.5, -0.5])
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba missing")
 def test_compiled_sort_matches_stable_lexsort(rng):
     from core.objectives import _numba as _lambda_numba
 

@@ -1,11 +1,12 @@
-"""AppTest smoke and flow tests: every page renders without an exception, bad input
-shows a message (never a traceback), and the main flows work end to end."""
+"""AppTest smoke and flow tests: every page renders without an error or exception, bad input
+shows its message (never a traceback), and the main flows work end to end."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -13,10 +14,9 @@ TIMEOUT = 60
 
 
 def run_page(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at = assert_clean(AppTest.from_file(APP, default_timeout=TIMEOUT).run(), "app start")
     if page:
-        at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
+        assert_clean(at.switch_page(page).run(), page)
     return at
 
 
@@ -31,19 +31,23 @@ def test_data_page_shows_default_world_with_srm_and_balance():
     assert len(at.dataframe) >= 3  # SRM table, balance table, preview
 
 
+def test_data_page_srm_against_a_wrong_design_is_the_only_error():
+    at = run_page()
+    at.number_input(key="data_share").set_value(0.9).run()
+    assert_only_error(at, "Sample ratio mismatch: 10,082 treated vs 9,918 control")
+
+
 def test_data_page_bad_upload_shows_error_not_exception():
     at = run_page()
     at.file_uploader(key="data_upload").set_value(("bad.csv", b"", "text/csv")).run()
-    assert not at.exception
-    assert "empty" in texts(at.error).lower()
+    assert_only_error(at, "empty")
 
 
 def test_data_page_upload_ragged_csv_names_the_line():
     at = run_page()
     content = b"treatment,outcome,x\n1,0,3\n0,1,4,5\n1,1,2\n"
     at.file_uploader(key="data_upload").set_value(("ragged.csv", content, "text/csv")).run()
-    assert not at.exception
-    assert "Line 3 has 4 fields but the header has 3" in texts(at.error)
+    assert_only_error(at, "Line 3 has 4 fields but the header has 3")
 
 
 def test_data_page_upload_then_use_csv(rng):
@@ -55,20 +59,19 @@ def test_data_page_upload_then_use_csv(rng):
     rows = "\n".join(f"{a};{b};{c:.3f}" for a, b, c in zip(t, y, rng.normal(size=n)))
     content = ("group;converted;score\n" + rows + "\n").encode()
     at = run_page()
-    at.file_uploader(key="data_upload").set_value(("mine.csv", content, "text/csv")).run()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("mine.csv", content, "text/csv")).run())
     assert at.selectbox(key="data_treatment").value == "group"
     assert at.selectbox(key="data_outcome").value == "converted"
-    at.button(key="data_use_csv").click().run()
-    assert not at.exception
+    assert_clean(at.button(key="data_use_csv").click().run())
     assert "mine" in texts(at.subheader)
     assert np.isclose(float(at.metric[0].value.replace(",", "")), n)
 
 
 def test_benchmark_switch_to_paper_simulation():
     at = run_page()
-    at.selectbox(key="data_key").set_value("paper_simulation").run()
-    at.button(key="data_load").click().run()
-    assert not at.exception
+    assert_clean(at.selectbox(key="data_key").set_value("paper_simulation").run())
+    assert_clean(at.button(key="data_load").click().run())
     assert "simulation" in texts(at.subheader).lower()
 
 
@@ -77,15 +80,15 @@ def test_curves_page_default_and_every_definition():
     table = at.dataframe[0].value
     assert "AUUC@30%" in table.columns and "Random targeting" in table.index
     for definition in at.selectbox(key="curves_definition").options:
-        at.selectbox(key="curves_definition").set_value(definition).run()
-        assert not at.exception, definition
-    at.slider(key="curves_cutoff").set_value(10).run()
+        assert_clean(at.selectbox(key="curves_definition").set_value(definition).run(),
+                     definition)
+    assert_clean(at.slider(key="curves_cutoff").set_value(10).run())
     assert "AUUC@10%" in at.dataframe[0].value.columns
 
 
 def test_curves_page_oracle_beats_random_on_world():
     at = run_page("pages/curves.py")
-    at.toggle(key="curves_perfect").set_value(True).run()
+    assert_clean(at.toggle(key="curves_perfect").set_value(True).run())
     table = at.dataframe[0].value
     oracle = table.loc["oracle τ(x)", "AUUC@100%"]
     assert oracle > table.loc["Random targeting", "AUUC@100%"]
@@ -112,12 +115,12 @@ def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
     body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, y, rng.integers(0, 9, n)))
     content = ("segment,visit,recency\n" + body + "\n").encode()
     at = run_page()
-    at.file_uploader(key="data_upload").set_value(("three.csv", content, "text/csv")).run()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("three.csv", content, "text/csv")).run())
     assert set(at.selectbox(key="data_tv").options) == {"Womens E-Mail", "Mens E-Mail", "No E-Mail"}
     at.selectbox(key="data_tv").set_value("Womens E-Mail")
-    at.selectbox(key="data_cv").set_value("No E-Mail").run()
-    at.button(key="data_use_csv").click().run()
-    assert not at.exception
+    assert_clean(at.selectbox(key="data_cv").set_value("No E-Mail").run())
+    assert_clean(at.button(key="data_use_csv").click().run())
     kept = int(((arms == "Womens E-Mail") | (arms == "No E-Mail")).sum())
     assert at.metric[0].value == f"{kept:,}"
     assert str(n - kept) in texts(at.warning)

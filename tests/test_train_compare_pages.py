@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -18,17 +19,24 @@ def job_lines(at) -> list[str]:
     return [m.value for m in at.markdown if str(m.value).startswith("**")]
 
 
-def wait_for(at, states, timeout=120.0, cancel_when_running=False):
-    """Rerun the page until every job line ends in one of ``states``."""
+def wait_for(at, states, timeout=120.0, cancel_when_running=False, clean=True):
+    """Rerun the page until every job line ends in one of ``states``.
+
+    Every run must show no exception and, with ``clean``, no ``st.error`` either (a test of a
+    failing job passes ``clean=False`` and pins the message itself).
+    """
     start = time.time()
     while time.time() - start < timeout:
         at.run()
-        assert not at.exception, [e.value for e in at.exception]
+        if clean:
+            assert_clean(at)
+        else:
+            assert not at.exception, [e.value for e in at.exception]
         lines = job_lines(at)
         if cancel_when_running and any(line.endswith("running") for line in lines):
             cancel = [b for b in at.button if str(b.key).startswith("cancel_")]
             if cancel:
-                cancel[0].click().run()
+                assert_clean(cancel[0].click().run())
                 cancel_when_running = False
                 continue
         if lines and all(any(line.endswith(s) for s in states) for line in lines):
@@ -39,30 +47,26 @@ def wait_for(at, states, timeout=120.0, cancel_when_running=False):
 
 def small_world(at: AppTest) -> AppTest:
     at.selectbox(key="data_world_n").set_value(5000)
-    at.button(key="data_load").click().run()
-    assert not at.exception
-    return at
+    return assert_clean(at.button(key="data_load").click().run())
 
 
 def test_train_two_models_then_compare_with_intervals():
-    at = small_world(AppTest.from_file(APP, default_timeout=60).run())
-    at.switch_page("pages/train.py").run()
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(at.switch_page("pages/train.py").run())
     at.multiselect(key="train_models").set_value(
         ["LambdaMART uplift (Devriendt et al. 2020)", "Flipped label (Lai 2006)"])
-    at.button(key="train_go").click().run()
+    assert_clean(at.button(key="train_go").click().run())
     lines = wait_for(at, ("done",))
     assert len(lines) == 2
     # the runs table lists both runs, and a second click trains nothing (cached)
-    at.button(key="train_go").click().run()
+    assert_clean(at.button(key="train_go").click().run())
     assert all(line.endswith(("done", "cached")) for line in job_lines(at))
 
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_clean(at.switch_page("pages/compare.py").run())
     table = at.dataframe[0].value
     assert {"AUUC@30%", "AUUC@100%"} <= set(table.columns)
-    at.toggle(key="cmp_boot").set_value(True).run()
-    at.select_slider(key="cmp_nboot").set_value(200).run()
-    assert not at.exception
+    assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    assert_clean(at.select_slider(key="cmp_nboot").set_value(200).run())
     paired = at.dataframe[0].value
     assert {"difference", "ci_low", "ci_high", "verdict"} <= set(paired.columns)
     intervals = at.dataframe[1].value
@@ -71,12 +75,12 @@ def test_train_two_models_then_compare_with_intervals():
 
 
 def test_cancel_a_long_job():
-    at = small_world(AppTest.from_file(APP, default_timeout=60).run())
-    at.switch_page("pages/train.py").run()
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(at.switch_page("pages/train.py").run())
     at.multiselect(key="train_models").set_value(["LambdaMART uplift (Devriendt et al. 2020)"])
     at.radio(key="train_preset").set_value("paper")
-    at.radio(key="train_scheme").set_value("repeated").run()
-    at.button(key="train_go").click().run()
+    assert_clean(at.radio(key="train_scheme").set_value("repeated").run())
+    assert_clean(at.button(key="train_go").click().run())
     lines = wait_for(at, ("cancelled",), cancel_when_running=True)
     assert "Cancelled" in texts(at.warning)
     assert len(lines) == 1
@@ -87,12 +91,31 @@ def test_failing_job_shows_a_message_not_an_exception(rng):
     t = [i % 2 for i in range(n)]
     y = [1 if i in (0, 1) else 0 for i in range(n)]  # one responder per arm
     body = "\n".join(f"{a},{b},{c:.3f}" for a, b, c in zip(t, y, rng.normal(size=n)))
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.file_uploader(key="data_upload").set_value(
-        ("tiny.csv", ("treatment,outcome,x\n" + body + "\n").encode(), "text/csv")).run()
-    at.button(key="data_use_csv").click().run()
-    at.switch_page("pages/train.py").run()
+    at = assert_clean(AppTest.from_file(APP, default_timeout=60).run())
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("tiny.csv", ("treatment,outcome,x\n" + body + "\n").encode(), "text/csv")).run())
+    assert_clean(at.button(key="data_use_csv").click().run())
+    assert_clean(at.switch_page("pages/train.py").run())
     at.multiselect(key="train_models").set_value(["Flipped label (Lai 2006)"])
-    at.button(key="train_go").click().run()
-    wait_for(at, ("failed",))
-    assert at.error and not at.exception
+    assert_clean(at.button(key="train_go").click().run())
+    wait_for(at, ("failed",), clean=False)
+    assert_only_error(at, "needs at least 2 rows in every (treatment, outcome) cell")
+
+
+def test_train_cutoff_follows_the_metric():
+    """MAP takes no cut-off (the slider is disabled and ignored); ``pcg_cutoff`` always needs
+    one, 100 % meaning the whole list.  Both used to fail on the Train page."""
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(at.switch_page("pages/train.py").run())
+    at.multiselect(key="train_models").set_value(["LambdaMART uplift (Devriendt et al. 2020)"])
+    at.slider(key="train_k").set_value(30)
+    assert_clean(at.selectbox(key="train_metric").set_value("map").run())
+    assert at.slider(key="train_k").disabled
+    assert_clean(at.button(key="train_go").click().run())
+    assert_clean(at.selectbox(key="train_metric").set_value("pcg_cutoff").run())
+    assert not at.slider(key="train_k").disabled
+    assert_clean(at.slider(key="train_k").set_value(100).run())
+    assert_clean(at.button(key="train_go").click().run())
+    lines = wait_for(at, ("done",))
+    assert [line.split(" (")[0] for line in lines] == ["**LambdaMART-MAP",
+                                                       "**LambdaMART-PCG_CUTOFF@100%"]

@@ -303,10 +303,15 @@ def lightgbm_objective(
     Examples
     --------
     >>> import lightgbm as lgb
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> rel = (X[:, 0] > 0).astype(float)  # one query of 200 rows, relevant when x0 > 0
     >>> obj = lightgbm_objective("pcg")
     >>> booster = lgb.train({"objective": obj, "metric": "None", "verbose": -1},
-    ...                     lgb.Dataset(X, rel, group=[len(rel)]), num_boost_round=100)
-    ... # doctest: +SKIP
+    ...                     lgb.Dataset(X, rel, group=[len(rel)]), num_boost_round=20)
+    >>> score = booster.predict(X)
+    >>> bool(score[rel == 1].mean() > score[rel == 0].mean())
+    True
     """
     return LambdaObjective(metric, group_sizes=group_sizes, k=k, method=method, bins=bins,
                            sigma=sigma)
