@@ -21,6 +21,7 @@ __all__ = [
     "check_cutoffs",
     "check_fraction",
     "check_group_ids",
+    "check_int_at_least",
     "check_level",
     "check_positive_int",
     "check_scores",
@@ -66,7 +67,7 @@ def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
 
 
 def is_integer(value: Any) -> bool:
-    """True for Python and NumPy integers; False for booleans, floats (even ``5.0``) and the rest."""
+    """True for Python and NumPy integers; False for booleans, floats (even ``5.0``), the rest."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
@@ -77,6 +78,16 @@ def check_positive_int(value: Any, name: str) -> int:
     """
     if not is_integer(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def check_int_at_least(value: Any, name: str, low: int) -> int:
+    """Return ``value`` as an ``int`` >= ``low`` (a seed, a size with a floor), else raise.
+
+    Booleans and floats (even ``5.0``) are refused, as in :func:`check_positive_int`.
+    """
+    if not is_integer(value) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
     return int(value)
 
 

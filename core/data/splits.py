@@ -17,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import as_generator, check_binary, check_choice, check_fraction
+from core._validation import (
+    as_generator,
+    check_binary,
+    check_choice,
+    check_fraction,
+    check_int_at_least,
+)
 
 __all__ = ["SCHEMES", "make_splits"]
 
@@ -65,7 +71,7 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
     test_size = check_fraction(test_size, "test_size")
     if test_size >= 1:
         raise ValueError(f"test_size must be a number in (0, 1); got {test_size!r}.")
-    n_splits = 1 if scheme == "holdout" else _check_repeats(n_repeats)
+    n_splits = 1 if scheme == "holdout" else check_int_at_least(n_repeats, "n_repeats", 1)
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         seed = int(random_state)
     else:
@@ -89,8 +95,3 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
             for tr, te in sss.split(np.zeros((n, 1)), strata)]
 
 
-def _check_repeats(value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < 1:
-        raise ValueError(f"n_repeats must be an integer >= 1; got {value!r}.")
-    return int(value)

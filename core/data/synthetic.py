@@ -18,19 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import as_generator, check_choice
+from core._validation import as_generator, check_choice, check_int_at_least
 from core.data.abdata import ABData
 
 __all__ = ["PAPER_SCENARIOS", "make_paper_simulation", "make_uplift_world"]
 
 #: scenario -> share of treated rows.
 PAPER_SCENARIOS = {"balanced": 0.5, "more_treated": 0.9, "more_control": 0.1}
-
-
-def _check_n(n: Any, minimum: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < minimum:
-        raise ValueError(f"n must be an integer >= {minimum}; got {n!r}.")
-    return int(n)
 
 
 def make_paper_simulation(n: int = 10_000, *, scenario: str = "balanced",
@@ -59,7 +53,7 @@ def make_paper_simulation(n: int = 10_000, *, scenario: str = "balanced",
     -------
     ABData
     """
-    n = _check_n(n, 4)
+    n = check_int_at_least(n, "n", 4)
     check_choice(scenario, "scenario", PAPER_SCENARIOS)
     for value, label in ((treated_rate, "treated_rate"), (control_rate, "control_rate")):
         if not 0 < float(value) < 1:
@@ -131,7 +125,7 @@ def make_uplift_world(n: int = 20_000, *, random_state: Any = 0,
     -------
     ABData
     """
-    n = _check_n(n, 4)
+    n = check_int_at_least(n, "n", 4)
     if not 0 < float(treated_share) < 1:
         raise ValueError(f"treated_share must be a number in (0, 1); got {treated_share!r}.")
     rng = as_generator(random_state)

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from core._validation import check_choice, check_fraction
+from core._validation import check_choice, check_fraction, check_int_at_least
 from core.data.abdata import ABData, DataError
 from core.data.splits import SCHEMES, make_splits
 from core.runs._datacopy import read_abdata_npz, write_abdata_npz
@@ -118,13 +118,6 @@ def _freeze_mapping(value: Any, name: str) -> _FrozenDict:
     return _freeze(dict(value), name)
 
 
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
-    return int(value)
-
-
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that determines a trained run; frozen and hashable (a cache key).
@@ -179,13 +172,14 @@ class RunConfig:
         test_size = check_fraction(self.test_size, "test_size")
         if test_size >= 1:
             raise ValueError(f"test_size must be a number in (0, 1); got {self.test_size!r}.")
-        n_repeats = 1 if self.scheme == "holdout" else _check_int(self.n_repeats, "n_repeats", 1)
+        n_repeats = (1 if self.scheme == "holdout"
+                     else check_int_at_least(self.n_repeats, "n_repeats", 1))
         set_ = object.__setattr__
         set_(self, "params", _freeze_mapping(self.params, "params"))
         set_(self, "options", options)
         set_(self, "test_size", test_size)
         set_(self, "n_repeats", n_repeats)
-        set_(self, "seed", _check_int(self.seed, "seed", 0))
+        set_(self, "seed", check_int_at_least(self.seed, "seed", 0))
 
     @classmethod
     def for_data(cls, data: ABData, model: str, params: Mapping | None = None, *,
