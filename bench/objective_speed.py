@@ -47,6 +47,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from core.evaluation import relevance_labels
 from core.objectives import _compiled as _lambda_compiled
 from core.objectives.lambdas import lambda_gradients, lightgbm_objective
 
@@ -68,17 +69,8 @@ def load(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def labels(y: np.ndarray, t: np.ndarray, which: str) -> np.ndarray:
-    """Relevance labels (SPEC §3); uses core.evaluation.metrics.relevance_labels when it exists."""
-    try:
-        from core.evaluation.metrics import relevance_labels
-
-        return relevance_labels(y, t, labels=which)
-    except ImportError:  # pragma: no cover - fallback for a checkout without core.evaluation.metrics
-        tr, tnr = (t == 1) & (y == 1), (t == 1) & (y == 0)
-        cr = (t == 0) & (y == 1)
-        table = {"abs1": (1, 0, 0, 1), "abs3": (3, 1, 0, 2),
-                 "rel": (1 / t.sum(), 0, -1 / (len(t) - t.sum()), 0)}[which]
-        return np.select([tr, tnr, cr], table[:3], table[3]).astype(np.float64)
+    """Relevance labels (SPEC §3), from :func:`core.evaluation.relevance_labels`."""
+    return relevance_labels(y, t, labels=which)
 
 
 def joint_auuc(score: np.ndarray, rel: np.ndarray) -> float:

@@ -180,7 +180,8 @@ def check_cutoffs(values: Any, name: str = "cutoffs") -> tuple[float, ...]:
     try:
         out = tuple(values)
     except TypeError:
-        raise ValueError(f"{name} must be a sequence of numbers in (0, 1]; got {values!r}.") from None
+        raise ValueError(
+            f"{name} must be a sequence of numbers in (0, 1]; got {values!r}.") from None
     if not out:
         raise ValueError(f"{name} must hold at least one number in (0, 1]; got none.")
     return tuple(check_fraction(c, name) for c in out)

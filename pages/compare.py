@@ -77,7 +77,8 @@ with common.guard("Comparing the runs"):
     bands = dict(zip([labels[r] for r in chosen], cached_bands(ids, selected, definition,
                                                                band_kind)))
     fig = band_figure(bands, definition=definition, cutoff=cutoff)
-    st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"), key="cmp_fig")
+    st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
+                    key="cmp_fig")
 
     st.subheader("AUUC on the test rows")
     cuts = tuple(sorted(set(CUTOFFS) | {cutoff}))

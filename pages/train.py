@@ -4,6 +4,7 @@ import streamlit as st
 
 from core.evaluation.metrics import LABEL_SETS
 from core.models import MODELS
+from core.objectives import CUTOFF_METRICS
 from core.runs.presets import (
     LAMBDAMART,
     LAMBDAMART_METRICS,
@@ -16,15 +17,6 @@ from core.runs.presets import (
 from core.runs.store import RunConfig
 from ui import common
 from ui.jobs import draw_job
-
-
-def cutoff_k(metric: str, k_pct: int, uses_k: bool) -> float | None:
-    """The slider as LambdaMART's ``k``: ``None`` = whole list, except that ``pcg_cutoff``
-    always needs a cut-off (100 % is the whole list) and MAP never takes one."""
-    if not uses_k or (k_pct == 100 and metric != "pcg_cutoff"):
-        return None
-    return k_pct / 100
-
 
 st.title("Train models")
 data = common.current_data()
@@ -42,7 +34,7 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric")
     query = c2.radio("Queries", QUERIES, key="train_query")
     labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels")
-    uses_k = metric != "map"  # MAP has no cut-off; every other λ-objective takes one
+    uses_k = metric in CUTOFF_METRICS  # MAP has none
     k_pct = c4.slider("PCG@k (% of each query)", 5, 100, 100, step=5, key="train_k",
                       disabled=not uses_k)
 c1, c2, c3 = st.columns(3)
@@ -57,7 +49,7 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
         source = common.current_source()
         for model in chosen:
             params = model_params(model, preset=preset, metric=metric, query=query,
-                                  labels=labels, k=cutoff_k(metric, k_pct, uses_k))
+                                  labels=labels, k=k_pct / 100 if uses_k else None)
             config = RunConfig.for_data(
                 data, model, params, dataset=source[0] if source else None,
                 options=dict(source[1]) if source else None, scheme=scheme,

@@ -25,3 +25,16 @@ def test_lambdamart_settings_and_errors():
         model_params(LAMBDAMART, metric="pcg_cutoff")
     with pytest.raises(ValueError, match="preset must be one of 'quick', 'paper'; got 'slow'"):
         model_params(LAMBDAMART, preset="slow")
+
+
+def test_cutoff_k_follows_the_metric():
+    """k = 1 is the whole list (the same run as no k) except for pcg_cutoff, which keeps it;
+    MAP takes no cut-off; the rule is core's (CUTOFF_METRICS), not the page's."""
+    from core.objectives import CUTOFF_METRICS
+
+    assert "map" not in CUTOFF_METRICS and {"pcg", "pcg_cutoff", "ndcg"} <= set(CUTOFF_METRICS)
+    assert model_params(LAMBDAMART, metric="pcg", k=1.0) == model_params(LAMBDAMART, metric="pcg")
+    assert model_params(LAMBDAMART, metric="pcg_cutoff", k=1.0)["k"] == 1.0
+    assert model_params(LAMBDAMART, metric="map")["k"] is None
+    with pytest.raises(ValueError, match="metric 'map' takes no cut-off k; got k=0.3"):
+        model_params(LAMBDAMART, metric="map", k=0.3)

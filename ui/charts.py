@@ -10,7 +10,8 @@ from plotly.subplots import make_subplots
 from core.evaluation.curve_tables import PERFECT, RANDOM
 from core.evaluation.curves import DEFINITIONS
 
-_BASELINE_STYLE = {RANDOM: dict(dash="dash", color="grey"), PERFECT: dict(dash="dot", color="black")}
+_BASELINE_STYLE = {RANDOM: dict(dash="dash", color="grey"),
+                   PERFECT: dict(dash="dot", color="black")}
 
 
 def _value_label(definition: str) -> str:

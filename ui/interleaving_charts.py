@@ -44,7 +44,7 @@ def false_judgment_figure(curve: pd.DataFrame, *, target: float | None = None,
 def bias_figure(table: pd.DataFrame, *, truth: float, title: str | None = None) -> go.Figure:
     """Mean estimate with its 95 % CI per method, the true difference as a vertical line.
 
-    ``table`` has the columns of ``core.interleaving.estimators.bias_table`` and a ``method`` column.
+    ``table`` has the columns of ``core.interleaving.bias_table`` and a ``method`` column.
     """
     fig = go.Figure(go.Scatter(
         x=table["mean"], y=table["method"], mode="markers", name="mean estimate",

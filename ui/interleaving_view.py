@@ -10,6 +10,7 @@ import streamlit as st
 from core.data.abdata import ABData
 from core.runs.jobs import JobStatus
 from core.runs.simulations import SimConfig, SimResult, load_simulation, submit_simulation
+from core.runs.store import RunStore
 from ui import common
 from ui.jobs import draw_job
 
@@ -31,7 +32,7 @@ def status(job_id: str) -> JobStatus | None:
 @st.cache_data(show_spinner=False, max_entries=16)
 def result(root: str, key: str) -> SimResult | None:
     """A stored result, read once per (runs directory, key)."""
-    return load_simulation(common.runner().store, key)
+    return load_simulation(RunStore(root), key)
 
 
 @st.fragment(run_every=0.5)

@@ -6,8 +6,8 @@ data were read (``warnings``), ready-made ranking scores carried with the data (
 true individual effect when it is known (``tau``, synthetic data only) and side columns that are
 neither features nor outcome (``extra``, e.g. Hillstrom's ``spend``).
 
-Loaders and the CSV reader live in :mod:`core.data.datasets`; this module only defines the container,
-the :class:`DataError` raised for unusable input and :func:`to_csv_bytes`.
+Loaders and the CSV reader live in :mod:`core.data.datasets`; this module only defines the
+container, the :class:`DataError` raised for unusable input and :func:`to_csv_bytes`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ Everything the Data page and the models need comes through here:
 * :func:`make_uplift_world` (the default, offline dataset), :func:`make_paper_simulation`;
 * :data:`DATASETS` and :func:`load_dataset` — the registry the Data page lists.
 
-The implementation is split over :mod:`core.data.abdata`, :mod:`core.data.csvio`, :mod:`core.data.abmapping`,
-:mod:`core.data.datafiles` and :mod:`core.data.synthetic`; import from here.
+The implementation is split over :mod:`core.data.abdata`, :mod:`core.data.csvio`,
+:mod:`core.data.abmapping`, :mod:`core.data.datafiles` and :mod:`core.data.synthetic`; import
+from the :mod:`core.data` face.
 
 References
 ----------

@@ -299,7 +299,8 @@ def bootstrap_auuc(
     Cost: one sort per ranker, then :math:`O(n)` per ranker and replicate (module
     docstring); 3 rankers × 1,000 replicates × 13,000 rows × 4 cut-offs take about 4–6 s
     on one core with untied scores, 7–10 s when every score is heavily tied (the
-    tie-averaged accumulation is dearer).  Degenerate input (no treated rows, no control rows or no responders) warns
+    tie-averaged accumulation is dearer).  Degenerate input (no treated rows, no control rows
+    or no responders) warns
     with :class:`~core._validation.UndefinedMetricWarning` and returns all-``nan``
     estimates and replicates.  A replicate that happens to draw no responder gets ``nan``
     (one warning gives their count); the statistics ignore it.

@@ -16,7 +16,8 @@ from core.constants import CUTOFFS
 from core.evaluation.curves import DEFINITIONS, UpliftCurves, perfect_score
 
 __all__ = [
-    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "curves_frame", "thin", "thin_frame",
+    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "compare_scenarios", "curves_frame", "thin",
+    "thin_frame",
 ]
 
 RANDOM = "Random targeting"
@@ -33,7 +34,8 @@ def thin(m: int, max_points: int | None) -> np.ndarray:
 
 def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
     """At most ``max_points`` evenly spaced rows per ranker of a :func:`curves_frame` table."""
-    keep = [part.index[thin(len(part), max_points)] for _, part in frame.groupby("ranker", sort=False)]
+    keep = [part.index[thin(len(part), max_points)]
+            for _, part in frame.groupby("ranker", sort=False)]
     return frame.loc[np.concatenate(keep)] if keep else frame
 
 

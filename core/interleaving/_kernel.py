@@ -1,4 +1,5 @@
-r"""Private kernels behind :mod:`core.interleaving.estimators`; inputs are trusted (validated there).
+r"""Private kernels behind :mod:`core.interleaving.estimators`; inputs are trusted (validated
+there).
 
 The simulators rest on one observation.  For a user, the union :math:`L^A_u \cup L^B_u` splits
 into three *classes*: common items (in both lists), A-only and B-only items.  Both designs

@@ -38,6 +38,7 @@ from core.models._base import (
     check_callback,
     check_uplift_fit,
 )
+from core.objectives import CUTOFF_METRICS
 from core.objectives import lambdas as objectives
 
 __all__ = ["QUERIES", "RANKER_METRICS", "UPLIFT_METRICS", "LambdaMARTRanker",
@@ -49,7 +50,6 @@ UPLIFT_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "ma
 RANKER_METRICS = ("auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map")
 #: Query settings of :class:`LambdaMARTUplift`.
 QUERIES = ("separate", "joint")
-_USES_K = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
 
 
 def _check_k(k: Any, metric: str) -> int | float | None:
@@ -60,9 +60,9 @@ def _check_k(k: Any, metric: str) -> int | float | None:
     if not (ok_int or ok_float):
         raise ValueError(f"k must be None, a positive int (rows) or a float fraction in "
                          f"(0, 1]; got {k!r}.")
-    if metric not in _USES_K:
-        raise ValueError(f"k applies only to metrics {', '.join(_USES_K)}; metric {metric!r} "
-                         f"takes no cut-off, got k={k!r}.")
+    if metric not in CUTOFF_METRICS:
+        raise ValueError(f"k applies only to metrics {', '.join(CUTOFF_METRICS)}; metric "
+                         f"{metric!r} takes no cut-off, got k={k!r}.")
     return k
 
 

@@ -3,16 +3,7 @@
 ``(y_true, y_pred, weight, group) -> (grad, hess)`` built on it.  Compiled (numba) kernels
 are used when available, numpy kernels otherwise."""
 
-from core.objectives.lambdas import (
-    AUTO_EXACT_MAX_ROWS,
-    EXACT_MAX_ROWS,
-    MAX_BINNED_CLASSES,
-    METHODS,
-    METRICS,
-    LambdaObjective,
-    lambda_gradients,
-    lightgbm_objective,
-)
+from core.objectives import lambdas
+from core.objectives.lambdas import *  # noqa: F403 - lambdas' __all__ is the wing's API
 
-__all__ = ["AUTO_EXACT_MAX_ROWS", "EXACT_MAX_ROWS", "MAX_BINNED_CLASSES", "METHODS", "METRICS",
-           "LambdaObjective", "lambda_gradients", "lightgbm_objective"]
+__all__ = list(lambdas.__all__)

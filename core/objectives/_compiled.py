@@ -1,4 +1,5 @@
-"""The compiled (numba) back-end of the λ-gradient engine (private; see :mod:`core.objectives.lambdas`).
+"""The compiled (numba) back-end of the λ-gradient engine (private; see
+:mod:`core.objectives.lambdas`).
 
 :mod:`core.objectives._kernels` holds the vectorised numpy kernels; this module runs the same
 algorithms through the numba loops of :mod:`core.objectives._numba`, which it imports on first

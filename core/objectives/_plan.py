@@ -29,7 +29,8 @@ MAX_BINNED_CLASSES = 16
 #: Queries up to this many rows are padded and batched through the exact kernel together.
 _BATCH_MAX_ROWS = 512
 
-_USES_K = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
+#: Metrics whose λ-gradients take a cut-off ``k`` (the others use the whole list).
+CUTOFF_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp")
 _EXP_GAIN = ("dcg_exp", "ndcg_exp")
 
 
@@ -41,9 +42,9 @@ def check_options(metric: Any, k: Any, method: Any, bins: Any, sigma: Any) -> No
     check_choice(metric, "metric", METRICS)
     check_choice(method, "method", METHODS)
     if k is not None:
-        if metric not in _USES_K:
+        if metric not in CUTOFF_METRICS:
             raise ValueError(
-                f"k applies to metrics {', '.join(map(repr, _USES_K))}; metric {metric!r} "
+                f"k applies to metrics {', '.join(map(repr, CUTOFF_METRICS))}; metric {metric!r} "
                 f"takes no cut-off, got k={k!r}."
             )
         _check_k(k)
@@ -116,7 +117,7 @@ class Plan:
         self.rel, self.sizes = rel, sizes
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.qid = np.repeat(np.arange(sizes.size), sizes)
-        cutoffs = _query_cutoffs(k, sizes) if metric in _USES_K else sizes
+        cutoffs = _query_cutoffs(k, sizes) if metric in CUTOFF_METRICS else sizes
         if method == "exact" and sizes.max() > EXACT_MAX_ROWS:
             raise ValueError(
                 f"method='exact' builds an n×n pair matrix per query and accepts at most "

@@ -114,6 +114,7 @@ import numpy as np
 from core._validation import check_scores
 from core.objectives._plan import (
     AUTO_EXACT_MAX_ROWS,
+    CUTOFF_METRICS,
     EXACT_MAX_ROWS,
     MAX_BINNED_CLASSES,
     METHODS,
@@ -125,6 +126,7 @@ from core.objectives._plan import (
 
 __all__ = [
     "AUTO_EXACT_MAX_ROWS",
+    "CUTOFF_METRICS",
     "EXACT_MAX_ROWS",
     "MAX_BINNED_CLASSES",
     "METHODS",

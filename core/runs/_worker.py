@@ -187,21 +187,21 @@ class Progress:
         """A task's progress callback: share done in [0, 1] and what it is doing; raises
         the cancel exception once a cancel was requested."""
         self.state["fraction"], self.state["text"] = min(1.0, max(0.0, float(fraction))), text
-        if self.state["fit_started"] is None:
-            self.state["fit_started"] = time.time()
-        if time.monotonic() - self._last_check >= CHECK_EVERY_S:
-            self.check()
-        if time.time() - self._last_write >= WRITE_EVERY_S or fraction >= 1:
-            self.write()
+        self._tick(last=fraction >= 1)
 
     def callback(self, round: int, total: int, metric: Any = None) -> None:
         """The ``fit`` callback: record the round, raise when a cancel was requested."""
         self.state["round"], self.state["total"] = int(round), int(total)
+        self._tick(last=round >= total)
+
+    def _tick(self, *, last: bool) -> None:
+        """After a step: note when work began, look for the cancel flag (at most every
+        ``CHECK_EVERY_S``) and write the file (at most every ``WRITE_EVERY_S``, and last)."""
         if self.state["fit_started"] is None:
             self.state["fit_started"] = time.time()
         if time.monotonic() - self._last_check >= CHECK_EVERY_S:
             self.check()
-        if time.time() - self._last_write >= WRITE_EVERY_S or round >= total:
+        if time.time() - self._last_write >= WRITE_EVERY_S or last:
             self.write()
 
 

@@ -30,7 +30,6 @@ Design
 * **Dedupe and caching.**  A job is keyed by its run id: submitting a config whose run is
   already stored gives a job that is "cached" at once (no training); one already queued or
   running returns the existing job id, which then lists both sessions.
-
 * **Tasks.**  :meth:`JobRunner.submit_task` queues a :class:`~core.runs.tasks.TaskSpec` (a
   ``"module:function"`` and JSON parameters, with arrays handed over as ``.npz``) on the same
   workers, with the same progress file (share done and a text), cancel flag, queue, failure
@@ -91,8 +90,9 @@ FINAL_STATES = frozenset({"done", "cached", "failed", "cancelled"})
 _KEEP_JOB_DIRS_S = 7 * 86_400.0
 _CACHED = {"train": "Already trained: the stored run is used.",
            "task": "Already computed: the stored result is used."}
-_PHASES = {"starting": "Starting the worker process…", "running": "Running…", "loading": "Loading the data…",
-           "splitting": "Splitting the data…", "training": "Training",
+_PHASES = {"starting": "Starting the worker process…", "running": "Running…",
+           "loading": "Loading the data…", "splitting": "Splitting the data…",
+           "training": "Training",
            "saving": "Saving the run…"}
 
 
@@ -103,8 +103,8 @@ class JobStatus:
     ``round``/``total`` count boosting rounds of the current split (``split`` of
     ``n_splits``, from 1) of a training job; a task reports ``progress`` (share done) and
     its ``message`` instead; ``run_id`` is the run id of a training job and the result key
-    of a task (``kind`` says which); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None`` until a
-    rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
+    of a task (``kind`` says which); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None``
+    until a rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
     ``sessions`` are the sessions that submitted it; ``submitted``/``started``/``finished``
     are ``time.time()`` stamps (``None`` when not reached).
     """
@@ -288,22 +288,15 @@ class JobRunner:
         running returns the existing job id.  Its :attr:`JobStatus.run_id` is the result key
         for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`.
         """
-        import numpy as np
-
         if not isinstance(task, TaskSpec):
             raise TypeError(f"task must be a TaskSpec; got {type(task).__name__}.")
         if session is not None and not isinstance(session, str):
             raise ValueError(f"session must be None or a string; got {type(session).__name__}.")
-        key = task.key()
-        job_id = self._enqueue(task, key, task.label or task.target, session,
-                               before_queue=None if not inputs else lambda job: (
-                                   job.job_dir.mkdir(parents=True, exist_ok=True),
-                                   np.savez(job.job_dir / "inputs.npz", **{
-                                       k: np.asarray(v) for k, v in inputs.items()})))
-        return job_id
+        return self._enqueue(task, task.key(), task.label or task.target, session,
+                             inputs=inputs)
 
     def _enqueue(self, config: RunConfig | TaskSpec, run_id: str, label: str,
-                 session: str | None, before_queue=None) -> str:
+                 session: str | None, inputs: dict | None = None) -> str:
         with self._lock:
             if self._closed:
                 raise RuntimeError("This JobRunner was shut down; create a new one.")
@@ -320,9 +313,9 @@ class JobRunner:
             if job.is_stored(self.store):
                 self._finish(job, "cached", _CACHED[job.kind])
             else:
-                if before_queue is not None:
+                if inputs:
                     try:
-                        before_queue(job)
+                        _save_inputs(job.job_dir, inputs)
                     except OSError as err:
                         self._finish(job, "failed", f"Could not hand the inputs over: {err}")
                         return job_id
@@ -594,6 +587,14 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None,
         kind="task" if task else "train",
         progress=float(progress.get("fraction") or 0.0) if task else None)
+
+
+def _save_inputs(job_dir: Path, inputs: dict) -> None:
+    """The arrays handed to a task, as ``inputs.npz`` in its job folder (read without pickle)."""
+    import numpy as np
+
+    job_dir.mkdir(parents=True, exist_ok=True)
+    np.savez(job_dir / "inputs.npz", **{k: np.asarray(v) for k, v in inputs.items()})
 
 
 def _read_json(path: Path) -> dict | None:

@@ -12,6 +12,7 @@ from typing import Any
 from core._validation import check_choice
 from core.evaluation.metrics import LABEL_SETS
 from core.models import MODELS, LambdaMARTUplift, UpliftRandomForest
+from core.objectives import CUTOFF_METRICS
 
 __all__ = ["LAMBDAMART", "LAMBDAMART_METRICS", "PRESETS", "QUERIES", "model_params"]
 
@@ -34,8 +35,10 @@ def model_params(model: str, *, preset: str = "quick", metric: str = "pcg",
     """Complete constructor keywords of ``model`` (a :data:`core.models.baselines.MODELS` label).
 
     ``metric``, ``query``, ``labels`` and ``k`` (a fraction in (0, 1] or ``None`` = whole
-    list) apply to LambdaMART only.  ``num_threads`` keeps LightGBM polite on a laptop that
-    is also serving the app.
+    list) apply to LambdaMART only; ``k=1`` is the whole list (``None``) except for
+    ``pcg_cutoff``, which always carries its cut-off.  Metrics outside
+    :data:`~core.objectives.CUTOFF_METRICS` (MAP) take no ``k``.  ``num_threads`` keeps
+    LightGBM polite on a laptop that is also serving the app.
     """
     cls = MODELS[check_choice(model, "model", MODELS)]
     rounds, lr, trees = PRESETS[check_choice(preset, "preset", PRESETS)]
@@ -49,6 +52,10 @@ def model_params(model: str, *, preset: str = "quick", metric: str = "pcg",
         check_choice(labels, "labels", LABEL_SETS)
         if metric == "pcg_cutoff" and k is None:
             raise ValueError("metric 'pcg_cutoff' needs a cut-off k in (0, 1]; got None.")
+        if k == 1 and metric != "pcg_cutoff":
+            k = None  # the whole list: the same run as no cut-off
+        if k is not None and metric not in CUTOFF_METRICS:
+            raise ValueError(f"metric {metric!r} takes no cut-off k; got k={k!r}.")
         params.update(metric=metric, query=query, labels=labels, k=k)
     return params
 

@@ -292,7 +292,7 @@ class Run:
         return found[0] if found else None
 
     def load_model(self, i: int = 0) -> Any:
-        """The model of split ``i``, read with :func:`core.models.baselines.load_model` (no pickle)."""
+        """The model of split ``i``, read with :func:`core.models.load_model` (no pickle)."""
         path = self.model_path(i)
         if path is None:
             raise FileNotFoundError(f"Run {self.run_id} has no saved model for split {i}.")

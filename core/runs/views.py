@@ -54,7 +54,8 @@ def test_scores(runs: Sequence, *, split: int = 0):
     return first.index, first.y, first.t, scores
 
 
-def split_curves(run, definition: str, *, ties: str = "average") -> list[tuple[np.ndarray, np.ndarray]]:
+def split_curves(run, definition: str, *,
+                 ties: str = "average") -> list[tuple[np.ndarray, np.ndarray]]:
     """The test-set curve ``(x, v)`` of every split of ``run`` (for min/max or 95 % bands)."""
     out = []
     for i in range(run.n_splits):
