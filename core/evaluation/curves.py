@@ -101,6 +101,16 @@ class Definition:
     formula: str  # LaTeX
     summary: str = field(default="")
 
+    @property
+    def title(self) -> str:
+        """Plain-words name, e.g. ``"Uplift curve, separate, relative"``."""
+        return f"{self.kind.capitalize()} curve, {self.setting}, {self.units}"
+
+    @property
+    def label(self) -> str:
+        """Title with the id, e.g. ``"Uplift curve, separate, relative (uplift_sep_rel)"``."""
+        return f"{self.title} ({self.name})"
+
 
 def _definition(name: str, formula: str, summary: str) -> Definition:
     """The :class:`Definition` called ``name``: kind, setting and units are read off the name

@@ -1,0 +1,73 @@
+"""Plain-words explanations of the terms on UpRank's screens, written once.
+
+Pages pass them as ``help=`` tooltips (``help=GLOSSARY["AUUC"]``) and the Glossary page lists
+them all, so a stakeholder reads the same sentence wherever a term appears.
+"""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    "Uplift": "The extra response caused by the treatment: response rate if treated minus "
+              "response rate if not. It is never seen for one person; an A/B test estimates it "
+              "for groups.",
+    "Ranker": "Any score that orders customers from 'treat first' to 'treat last': an uplift "
+              "model, a score column of the data, or a random order.",
+    "Uplift curve": "Cumulative uplift when targeting the top x % of a ranking (treated "
+                    "responders minus control responders, per definition). A good ranker rises "
+                    "fast, above the straight line of random targeting.",
+    "Qini curve": "The uplift curve in absolute numbers of incremental responders, with the "
+                  "control responders scaled to the treated group size (Radcliffe 2007).",
+    "AUUC": "Area under the uplift curve: the curve averaged over the targeting depths up to "
+            "the cut-off (paper's mean convention). Higher is better; compare it with the "
+            "random ranker's area, on the same definition and cut-off only.",
+    "Cut-off": "Targeting depth: the share of the ranking that is treated, e.g. 30 % = the top "
+               "30 % of customers. AUUC@30 % sums the curve up to that depth.",
+    "Definition": "The literature computes the uplift curve in six ways (Devriendt et al. "
+                  "2020, Table 2): joint or separate ranking, absolute or relative units, "
+                  "Qini or uplift. Relative definitions are not moved by the arm sizes.",
+    "Joint / separate": "Joint: treated and control customers ranked together and the top k "
+                        "rows counted. Separate: each arm ranked on its own and the top p % of "
+                        "each arm compared.",
+    "Absolute / relative": "Absolute: counts of responders (scale with the arm sizes). "
+                           "Relative: response rates (shares of each arm), comparable across "
+                           "experiments with different arm splits.",
+    "TR / TN / CR / CN": "Treated responder, treated non-responder, control responder, control "
+                         "non-responder: the four kinds of rows of an A/B test.",
+    "Random / Perfect": "Random: the straight line of targeting in random order (what any "
+                        "ranker must beat). Perfect: an oracle that ranks treated responders "
+                        "first and control responders last; an upper reference only.",
+    "SRM": "Sample ratio mismatch: the arms hold a different share of rows than the design "
+           "intended (χ² test). It signals a broken assignment or logging; results of such a "
+           "test are suspect.",
+    "SMD": "Standardised mean difference of a feature between treated and control "
+           "(difference of means ÷ pooled sd). |SMD| > 0.1 is a common sign of imbalance.",
+    "Repeated splits": "The data are split into training and test rows several times with "
+                       "different seeds; each split trains a fresh model. Numbers are then "
+                       "averaged over the splits (mean ± sd) and bands show their spread.",
+    "Bootstrap": "Resampling the test rows (within each arm) many times to see how much a "
+                 "number would move with other customers: gives the 95 % intervals and the "
+                 "paired test of two rankers on the same resamples.",
+    "λ-objective": "LambdaMART trains trees on λ-gradients: for every pair of rows, how much "
+                   "swapping them would change the target metric (PCG = AUUC, DCG/NDCG, MAP, "
+                   "AUC). The chosen metric is what the ranker learns to maximise.",
+    "LambdaMART": "Gradient-boosted trees (LightGBM) trained as a ranker with a λ-objective "
+                  "(Burges 2010); here on uplift relevance labels (Devriendt et al. 2020).",
+    "PCG": "Promoted cumulative gain: the uplift-curve area written as a ranking metric, so a "
+           "ranker can be trained to maximise AUUC directly.",
+    "Interleaving": "An online experiment that shows each user one list mixing the results of "
+                    "rankers A and B, and credits each ranker with the outcomes of its items. "
+                    "Needs far fewer users than an A/B test that splits users between A and B.",
+    "CBI-IPS": "Causal balanced interleaving with inverse-propensity weighting (Sato 2021): "
+               "unbiased for the difference of causal effects τA − τB.",
+    "AB-total / AB-list": "A/B test estimates: AB-total compares all outcomes of the users who "
+                          "saw A with those who saw B (unbiased, slow); AB-list counts only "
+                          "the outcomes of listed items (biased for causal effects).",
+    "False judgment": "An experiment that picks the worse ranker (wrong sign of τA − τB). The "
+                      "rate falls as users are added; 'users needed' is where it drops below "
+                      "the target.",
+    "Biased method": "A method whose mean estimate misses the true τA − τB (its 95 % interval "
+                     "excludes the truth in the bias table): it can look fast while converging "
+                     "to the wrong answer.",
+}
+
+__all__ = ["GLOSSARY"]
