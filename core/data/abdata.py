@@ -63,6 +63,12 @@ class ABData:
         Which original columns (and codes) became ``t`` and ``y``.
     extra : dict of str to array
         Side columns aligned with the rows, neither features nor outcome (``spend``, ``p0``...).
+    ids : array or None
+        Row identifiers for exports: the values of the file's ID column (``customer_id``...)
+        when it had one, else the 1-based data-row number in the file; ``None`` for data
+        not read from a file (exports then number the rows 1..n).
+    id_name : str
+        Header of the identifier column in exports (the ID column's name, or ``"row"``).
     """
 
     X: pd.DataFrame
@@ -75,6 +81,8 @@ class ABData:
     description: str = ""
     source_columns: dict = field(default_factory=dict)
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    ids: np.ndarray | None = None
+    id_name: str = "row"
 
     def __post_init__(self) -> None:
         if not isinstance(self.X, pd.DataFrame):
@@ -93,7 +101,9 @@ class ABData:
         self.extra = {k: np.asarray(v) for k, v in self.extra.items()}
         if self.tau is not None:
             self.tau = np.asarray(self.tau, dtype=np.float64)
-        for label, arr in [*(("scores[" + repr(k) + "]", v) for k, v in self.scores.items()),
+        if self.ids is not None:
+            self.ids = np.asarray(self.ids)
+        for label, arr in [*([("ids", self.ids)] if self.ids is not None else []),*(("scores[" + repr(k) + "]", v) for k, v in self.scores.items()),
                            *(("extra[" + repr(k) + "]", v) for k, v in self.extra.items()),
                            *([("tau", self.tau)] if self.tau is not None else [])]:
             if arr.shape[:1] != (n,):
@@ -157,7 +167,14 @@ class ABData:
             description=self.description,
             source_columns=dict(self.source_columns),
             extra={k: v[pos] for k, v in self.extra.items()},
+            ids=self.row_ids()[pos],
+            id_name=self.id_name,
         )
+
+    def row_ids(self, idx: Any = slice(None)) -> np.ndarray:
+        """Identifiers of rows ``idx`` (positions) for exports: :attr:`ids`, or 1..n."""
+        ids = self.ids if self.ids is not None else np.arange(1, self.n + 1)
+        return ids[idx]
 
     def __repr__(self) -> str:
         return (f"ABData(name={self.name!r}, n={self.n}, treated={self.n_treated}, "

@@ -213,7 +213,8 @@ def _code_treatment(col: pd.Series, column: str, treatment_value: Any, control_v
 
 # --------------------------------------------------------------------------- features
 def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, max_levels: int,
-                     warnings: list[str]) -> pd.DataFrame:
+                     warnings: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The feature table, and the ID-like columns dropped from it (first = the row id)."""
     cols: dict[str, pd.Series] = {}
     dropped_text, dropped_id, dropped_empty = [], [], []
     for c in candidates:
@@ -257,7 +258,7 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
     if miss:
         warnings.append("Missing feature values are kept (LightGBM handles them): "
                         + ", ".join(f"{c!r} {n:,}" for c, n in miss.items()) + ".")
-    return X
+    return X, dropped_id
 
 
 # --------------------------------------------------------------------------- public
@@ -330,12 +331,15 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
                             "and rows with outcome 0.")
     explicit = features is not None
     candidates = features if explicit else [c for c in columns if c not in (treatment, outcome)]
-    X = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
+    X, id_columns = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
     source = {"treatment": treatment, "outcome": outcome}
     if treatment_value is not None or control_value is not None:
         source.update(treatment_value=treatment_value, control_value=control_value)
+    # Exports identify rows by the file's ID column, else by the 1-based data-row number.
+    id_name = str(id_columns[0]) if id_columns else "row"
+    ids = df[id_columns[0]].iloc[keep].to_numpy() if id_columns else keep + 1
     data = ABData(X=X.reset_index(drop=True), y=y, t=t, name=name, warnings=warnings,
-                  source_columns=source)
+                  source_columns=source, ids=ids, id_name=id_name)
     return (data, keep) if return_rows else data
 
 

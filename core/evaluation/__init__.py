@@ -13,7 +13,8 @@ rate(T) − rate(C); here 2/2 − 1/2:
 (1.0, 0.5)
 """
 
-from core.evaluation import compare, curve_tables, curves, metrics, targeting
+from core.evaluation import across_splits, compare, curve_tables, curves, metrics, targeting
+from core.evaluation.across_splits import *  # noqa: F403
 from core.evaluation.compare import *  # noqa: F403 - each module's __all__ is its API
 from core.evaluation.curve_tables import *  # noqa: F403
 from core.evaluation.curves import *  # noqa: F403
@@ -21,6 +22,7 @@ from core.evaluation.metrics import *  # noqa: F403
 from core.evaluation.targeting import *  # noqa: F403
 
 __all__ = [
+    *across_splits.__all__,
     *compare.__all__,
     *curve_tables.__all__,
     *curves.__all__,

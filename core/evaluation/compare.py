@@ -407,6 +407,16 @@ def definition_ranks(
     """
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
     named = _check_score_mapping(scores, y.shape[0])
+    definitions = _check_definitions(definitions)
+    cutoff = check_fraction(cutoff, "cutoff")
+    check_choice(ties, "ties", TIES)
+
+    values = _definition_values(y, t, named, definitions, cutoff, ties)
+    return _ranks_table(values, definitions, list(named))
+
+
+def _check_definitions(definitions) -> tuple[str, ...]:
+    """A non-empty tuple of known definition names."""
     try:
         definitions = tuple(definitions)
     except TypeError:
@@ -415,9 +425,13 @@ def definition_ranks(
         raise ValueError("definitions must name at least one definition; got none.")
     for d in definitions:
         check_choice(d, "definitions", DEFINITIONS)
-    cutoff = check_fraction(cutoff, "cutoff")
-    check_choice(ties, "ties", TIES)
+    return definitions
 
+
+def _definition_values(y, t, named: Mapping[str, np.ndarray], definitions: Sequence[str],
+                       cutoff: float, ties: str) -> np.ndarray:
+    """AUUC (definitions × rankers) of validated input; ``nan`` (with a warning) when
+    undefined."""
     code = (t << 1 | y).astype(np.int8)
     values = np.full((len(definitions), len(named)), np.nan)
     for j, s in enumerate(named.values()):
@@ -425,11 +439,14 @@ def definition_ranks(
         curves = UpliftCurves.from_sorted(code_sorted, neg_sorted, ties=ties)
         if curves.degenerate is not None:
             warnings.warn(f"AUUC is undefined because {curves.degenerate}; returning nan.",
-                          UndefinedMetricWarning, stacklevel=2)
+                          UndefinedMetricWarning, stacklevel=3)
             break
         values[:, j] = [curves.auuc(d, cutoff=cutoff) for d in definitions]
+    return values
 
-    names = list(named)
+
+def _ranks_table(values: np.ndarray, definitions: Sequence[str], names: list[str]) -> pd.DataFrame:
+    """The :func:`definition_ranks` table of an AUUC array (definitions × rankers)."""
     auuc = pd.DataFrame(values, index=pd.Index(definitions, name="definition"),
                         columns=[f"AUUC {r}" for r in names])
     ranks = auuc.rank(axis=1, ascending=False, method="min")

@@ -60,7 +60,14 @@ from core._validation import (
     check_scores,
     check_uplift_inputs,
 )
-from core.evaluation._kernel import TIES, cumulative, ranking_order, tie_run_ends, tie_runs
+from core.evaluation._kernel import (
+    TIES,
+    cumulative,
+    cumulative_at,
+    ranking_order,
+    tie_run_ends,
+    tie_runs,
+)
 from core.evaluation.curve_tables import thin
 from core.evaluation.curves import UpliftCurves
 
@@ -139,6 +146,32 @@ def _profit_frame(y, t, score, cost, value_per_response, value, ties, max_points
         "cost": cost_k[keep],
         "profit": inc_value[keep] - cost_k[keep],
     })
+
+
+def _profit_at(t_sorted: np.ndarray, v_sorted: np.ndarray, neg_sorted: np.ndarray,
+               ks: np.ndarray, ties: str, cost: float) -> np.ndarray:
+    """Profit of targeting the top ``ks`` rows of a ranking, from its sorted columns.
+
+    ``t_sorted`` (float 0/1) and ``v_sorted`` (per-row value; ``y * value_per_response`` for
+    a value per response) are in ranking order, ``neg_sorted`` its negated sorted scores.
+    Same estimator and tie policy as :func:`profit_curve` (module docstring), evaluated only
+    at ``ks``: ``O(n + len(ks) log n)``.
+    """
+    zero = np.zeros(1)
+    cum_t = np.concatenate([zero, np.cumsum(t_sorted)])
+    cum_vt = np.concatenate([zero, np.cumsum(t_sorted * v_sorted)])
+    cum_vc = np.concatenate([zero, np.cumsum((1.0 - t_sorted) * v_sorted)])
+    k = np.asarray(ks, dtype=np.float64)
+    nt = cumulative_at(cum_t, neg_sorted, ks, ties)
+    nc = k - nt
+    vt = cumulative_at(cum_vt, neg_sorted, ks, ties)
+    vc = cumulative_at(cum_vc, neg_sorted, ks, ties)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inc = (vt / nt - vc / nc) * k
+    defined = (nt > 0) & (nc > 0)
+    if not (t_sorted.any() and (1.0 - t_sorted).any()):
+        return np.full(k.shape[0], np.nan)
+    return np.where(defined, inc, 0.0) - k * cost
 
 
 def profit_curve(

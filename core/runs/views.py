@@ -7,10 +7,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import UpliftCurves
 from core.runs.presets import run_label
 
-__all__ = ["bands_frame", "display_labels", "scores_frame", "split_curves", "test_scores"]
+__all__ = ["bands_frame", "display_labels", "scores_frame", "split_curves", "test_scores",
+           "test_splits"]
 
 
 def display_labels(runs: Sequence) -> dict[str, str]:
@@ -54,6 +56,25 @@ def test_scores(runs: Sequence, *, split: int = 0):
     return first.index, first.y, first.t, scores
 
 
+def test_splits(runs: Sequence, *, value=None) -> tuple[list[np.ndarray], list[TestSplit]]:
+    """Every test split shared by ``runs``: row positions and a :class:`TestSplit` each.
+
+    Runs trained with the same scheme and seed share their test rows split by split; with
+    different numbers of repetitions the first ``min(n_splits)`` splits are used.  ``value``
+    (an array over the data's rows, e.g. spend) is attached to each split's rows.  Raises
+    ``ValueError`` like :func:`test_scores` when the runs' test rows differ.
+    """
+    if not runs:
+        raise ValueError("runs must hold at least one stored run; got none.")
+    indices, splits = [], []
+    for i in range(min(run.n_splits for run in runs)):
+        index, y, t, scores = test_scores(runs, split=i)
+        indices.append(index)
+        splits.append(TestSplit(y, t, scores, None if value is None else
+                                np.asarray(value)[index]))
+    return indices, splits
+
+
 def split_curves(run, definition: str, *,
                  ties: str = "average") -> list[tuple[np.ndarray, np.ndarray]]:
     """The test-set curve ``(x, v)`` of every split of ``run`` (for min/max or 95 % bands)."""
@@ -64,10 +85,23 @@ def split_curves(run, definition: str, *,
     return out
 
 
-def scores_frame(run, *, split: int = 0) -> pd.DataFrame:
-    """Test-row scores of one split as a table (row position in the data, y, t, score)."""
-    s = run.scores(split)
-    return pd.DataFrame({"row": s.index, "treatment": s.t, "outcome": s.y, "score": s.score})
+def scores_frame(run, *, split: int = 0, data=None) -> pd.DataFrame:
+    """Test-row scores of one split as a table: row id, treatment, outcome, score, split.
+
+    The id column is the data's :meth:`~core.data.abdata.ABData.row_ids` (the CSV's ID
+    column when it had one, named after it, else the 1-based row number ``"row"``); without
+    ``data`` the 1-based row number.  ``split="all"`` stacks every split (column ``split``,
+    1-based).
+    """
+    splits = range(run.n_splits) if split == "all" else [split]
+    parts = []
+    for i in splits:
+        s = run.scores(i)
+        ids = data.row_ids(s.index) if data is not None else s.index + 1
+        name = data.id_name if data is not None else "row"
+        parts.append(pd.DataFrame({name: ids, "split": i + 1, "treatment": s.t,
+                                   "outcome": s.y, "score": s.score}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def bands_frame(bands: dict) -> pd.DataFrame:
