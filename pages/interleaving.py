@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from core.interleaving import METHODS, PRESETS, RANKERS, users_needed
+from core.interleaving import METHODS, PRESETS, RANKERS
 from core.runs import simulations as sim
-from core.runs.export import safe_csv_bytes
 from ui import common
 from ui import interleaving_view as view
-from ui.interleaving_charts import bias_figure, false_judgment_figure
+from ui.glossary import GLOSSARY
+from ui.interleaving_charts import biased_methods, false_judgment_figure
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
@@ -54,17 +54,22 @@ else:
 
 d1, d2, d3 = st.columns([2, 2, 1])
 methods = d1.multiselect("Methods", METHODS, sim.DEFAULT_METHODS, format_func=sim.NAMES.get,
-                         key="il_methods")
+                         key="il_methods", help=" ".join(GLOSSARY[k] for k in (
+                             "AB-total / AB-list", "Interleaving", "CBI-IPS")))
 counts_text = d2.text_input("User counts (users per experiment)", sim.PAPER_COUNTS_TEXT,
-                            key="il_counts", help="Default: the paper's grid, 10 … 2000.")
+                            key="il_counts", help="Users in one simulated experiment; each "
+                            "count is a point of the false-judgment curve. Default: the "
+                            "paper's grid, 10 … 2,000.")
 reps = d3.number_input("Repetitions", 10, 100_000, 2_000, 1_000, key="il_reps",
-                       help="2,000 gives a first answer in seconds; the paper uses 10,000.")
+                       help="Simulated experiments per user count: more repetitions, narrower "
+                            "intervals. 2,000 gives a first answer in seconds; the paper uses "
+                            "10,000.")
 config = None
 with common.guard("Checking the settings"):
     config, dropped = sim.make_config(spec, methods, counts_text, reps, seed, data)
     if dropped:
         st.info(f"The world has {spec.max_users(data):,} users: user counts "
-                f"{', '.join(map(str, dropped))} are left out.")
+                f"{', '.join(f'{c:,}' for c in dropped)} are left out.")
 
 job = st.session_state.get("il_job")  # (job id, its config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
@@ -88,41 +93,32 @@ for col, (label, value) in zip(st.columns(4), [
 st.subheader("World (Table 1)")
 st.caption("Realised outcomes: all items, and the items on each ranker's lists (mean τ of a "
            "list is its causal effect; mean Yᵀ is what accuracy metrics and AB-list see).")
-st.dataframe(res.table1.style.format(precision=4), width="stretch", key="il_table1")
+view.show_table(res.table1, "il_table1")
 
-st.subheader("Bias (Table 2)")
-counts = sorted(res.bias["n_users"].unique())
-at = st.selectbox("At users", counts, counts.index(sim.TABLE2_USERS)
-                  if sim.TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n")
-table = res.bias[res.bias["n_users"] == at].drop(columns="n_users").set_index("method")
-st.caption("Mean, sd and 95 % CI of the estimates of τA − τB; `truth_in_ci`: the paper's bold.")
-st.dataframe(table.style.format(precision=4), width="stretch", key="il_bias")
-st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretch",
-                config=common.plot_config("uprank_interleaving_bias"), key="il_bias_chart")
+view.show_bias(res)
 
-st.subheader("False judgments (Figure 1)")
+st.subheader("False judgments (Figure 1)", help=GLOSSARY["False judgment"])
+largest = int(res.bias["n_users"].max())
+biased = view.misses(res.bias, biased_methods(res.bias), largest)  # method -> share off
+if biased:
+    st.warning(view.biased_text(res.bias, biased, largest), icon=":material/warning:")
 if res.truth == 0:
     st.warning("The two rankers have the same true effect: there is no wrong sign to judge.")
-t1, t2 = st.columns([3, 2])
-target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target") / 100
+t1, t2 = st.columns(2)
+target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target",
+                   help=GLOSSARY["False judgment"]) / 100
 if (paper := sim.paper_target(res.curve)) and t2.toggle(
-        f"Paper's reading: AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})",
-        key="il_paper_target"):
+        f"Use AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})", key="il_paper_target",
+        help="The paper's reading: the target is AB-total's rate at the largest user count, "
+             "where AB-total just gets there ('AB-total needs ~30× the users of CBI-IPS')."):
     target = paper[1]
-fig = false_judgment_figure(res.curve, target=target)
+fig = false_judgment_figure(res.curve, target=target, biased=set(biased))
+st.caption("Share of simulated experiments that pick the worse ranker, ± 1.96 se. Dashed, "
+           f"'(biased)': 95 % CI of the mean estimate excludes the truth at {largest:,} users "
+           "(the largest count simulated).")
 st.plotly_chart(fig, width="stretch", key="il_curve_chart",
                 config=common.plot_config("uprank_interleaving_false_judgments"))
-st.subheader("Users needed")
-ref = "CBI-IPS" if "CBI-IPS" in set(res.curve["method"]) else None
-need = users_needed(res.curve, target=target, relative_to=ref)
-ratio = f"; ratio to {ref} (the paper: ~30× for AB-total)" if ref else ""
-st.caption(f"Users for a false-judgment rate of {target:.1%}, log-interpolated in the grid "
-           f"(— = not reached){ratio}.")
-st.dataframe(need.style.format(precision=2, na_rep="—"), width="stretch", key="il_need")
+st.subheader("Users needed", help=GLOSSARY["Interleaving"])
+need = view.show_users_needed(res.curve, target, biased)
 common.download_row(fig, res.curve, "uprank_interleaving_false_judgments", key="il_dl")
-e1, e2, e3 = st.columns(3)
-for col, frame, stem, index in ((e1, res.bias, "bias", False), (e2, need, "users_needed", True),
-                                (e3, res.table1, "world", True)):
-    col.download_button(f"Download {stem.replace('_', ' ')} (CSV)",
-                        safe_csv_bytes(frame, index=index), f"uprank_interleaving_{stem}.csv",
-                        "text/csv", key=f"il_{stem}_csv", icon=":material/download:")
+view.download_tables(res, need)

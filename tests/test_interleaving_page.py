@@ -6,14 +6,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data import datasets
+from core.interleaving import users_needed
 from core.runs import simulations as view
+from tests._apptest import assert_clean
 from ui import common
-from ui.interleaving_charts import false_judgment_figure
+from ui import interleaving_view as iv
+from ui.interleaving_charts import biased_methods, false_judgment_figure
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "interleaving.py")
 FIVE = ["AB-total", "AB-list", "EPI-RCT", "CBI-RCT", "CBI-IPS"]
@@ -44,6 +49,18 @@ def run_until_done(at: AppTest, limit: float = 30.0) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shown(element) -> pd.DataFrame:
+    """The cell texts a dataframe element shows (its Styler's display values)."""
+    return pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_pandas()
+
+
+def curve_trace_names(at: AppTest) -> list[str]:
+    import json
+
+    chart = next(c for c in at.get("plotly_chart") if "False judgments" in c.proto.spec)
+    return [t["name"] for t in json.loads(chart.proto.spec)["data"]]
 
 
 def small(at: AppTest, counts: str = "10, 20, 50", reps: int = 200) -> AppTest:
@@ -216,3 +233,145 @@ def test_a_model_trained_on_the_train_page_is_a_ranker(tmp_path):
     at = run_until_done(small(at, counts="10, 30, 60"), limit=60)
     assert at.metric[1].value == "60"  # users: 1,200 test rows (30 %) / 20 per pool
     assert list(at.dataframe[1].value.index) == FIVE
+
+
+# ------------------------------------------------------------------ trust and clarity
+def test_ratio_to_cbi_ips_is_shown_by_default_and_matches_users_needed():
+    """The headline AB-total ÷ CBI-IPS and the ratio column need no toggle; their values are
+    those of users_needed on the page's own curve, recomputed here from the curve."""
+    at = assert_clean(run_until_done(small(open_page(), counts="10, 50, 200, 1000", reps=300)))
+    assert not at.toggle(key="il_paper_target").value
+    curve = at.session_state["il_last"][1].curve
+    need = users_needed(curve, target=0.05, relative_to="CBI-IPS")
+    ab, ref = need.loc["AB-total"], need.loc["CBI-IPS"]
+    assert ref["reached"] and not ref["at_grid_start"]  # the world makes this a fair check
+    metric = {m.label: m.value for m in at.metric}
+    label = "Users needed, AB-total ÷ CBI-IPS"
+    if ab["reached"]:
+        expected = f"{ab['users_needed'] / ref['users_needed']:.1f}×"
+    else:  # needs more users than the grid: a lower bound
+        expected = f"> {1000 / ref['users_needed']:.1f}×"
+    assert metric[label] == expected
+    table = at.dataframe[2].value
+    np.testing.assert_allclose(table["ratio"], need["users_needed"] / ref["users_needed"])
+    assert shown(at.dataframe[2])["ratio"].iloc[-1] == "1.0×"  # CBI-IPS against itself
+    # The paper's reading: AB-total reaches the target at the largest count, so a ratio exists.
+    at.toggle(key="il_paper_target").set_value(True).run()
+    assert_clean(at)
+    rate = curve[(curve["method"] == "AB-total") & (curve["n_users"] == 1000)]["false_rate"]
+    need = users_needed(curve, target=float(rate.iloc[0]), relative_to="CBI-IPS")
+    ratio = need.loc["AB-total", "users_needed"] / need.loc["CBI-IPS", "users_needed"]
+    assert {m.label: m.value for m in at.metric}[label] == f"{ratio:.1f}×"
+
+
+def test_biased_methods_are_marked_in_chart_table_and_warning():
+    at = assert_clean(run_until_done(small(open_page(), counts="10, 50, 200", reps=300)))
+    bias = at.session_state["il_last"][1].bias
+    last = bias[bias["n_users"] == 200].set_index("method")
+    # AB-list (counts listed items: Y^T) and CBI-RCT (overlapping lists) are biased here.
+    outside = (last["ci_high"] < last["truth"]) | (last["ci_low"] > last["truth"])
+    expected = set(last.index[outside])
+    assert {"AB-list", "CBI-RCT"} <= expected
+    names = curve_trace_names(at)
+    assert {f"{m} (biased)" for m in expected} <= set(names)
+    assert {n for n in names if n.endswith("(biased)")} == {f"{m} (biased)" for m in expected}
+    need = at.dataframe[2].value
+    assert set(need.index[need["biased"]]) == expected
+    warning = texts(at.warning)
+    assert all(f"**{m}**" in warning for m in expected) and "200 users" in warning
+    assert "200 users (the largest count simulated)" in texts(at.caption)
+
+
+def test_tables_show_no_none_or_nan_and_format_numbers():
+    at = assert_clean(run_until_done(small(open_page(), counts="10, 20", reps=200)))
+    for element in at.dataframe:
+        cells = shown(element).astype(str)
+        for bad in ("None", "nan", "NaN", "<NA>"):
+            assert not cells.apply(lambda c, b=bad: c.str.contains(b)).any().any(), bad
+        assert element.proto.placeholder == "—"
+    need, cells = at.dataframe[2].value, shown(at.dataframe[2])
+    missing = need["users_needed"].isna().to_numpy()
+    assert missing.any()  # 5 % is out of reach with 20 users
+    assert (cells["users_needed"][missing] == "—").all()
+    assert (cells["ratio"][need["ratio"].isna().to_numpy()] == "—").all()
+    assert (cells["note"][missing].str.startswith("not reached within 20 users")).all()
+    world = shown(at.dataframe[0])
+    assert world["users"].tolist() == ["3,000"] * 3
+    bias = shown(at.dataframe[1])
+    assert bias["n_reps"].tolist() == ["200"] * 5
+    assert bias["mean"].str.fullmatch(r"-?\d\.\d{4}").all()
+
+
+def test_users_needed_numbers_as_whole_users_and_ratios():
+    """need_table / ratio_text / users_text on a hand-made users_needed result."""
+    need = pd.DataFrame({"users_needed": [1740.4, np.nan, 50.0, 10.0],
+                         "reached": [True, False, True, True],
+                         "at_grid_start": [False, False, False, True]},
+                        index=pd.Index(["AB-total", "AB-list", "CBI-IPS", "EPI-RCT"],
+                                       name="method"))
+    need["ratio"] = need["users_needed"] / 50.0
+    assert iv.ratio_text(need, "AB-total", "CBI-IPS", 2000) == "34.8×"  # 1740.4 / 50
+    assert iv.ratio_text(need, "AB-list", "CBI-IPS", 2000) == "> 40.0×"  # 2000 / 50
+    assert iv.ratio_text(need, "EPI-RCT", "CBI-IPS", 2000) == "≤ 0.2×"  # 10 / 50, or less
+    assert iv.ratio_text(need, "CBI-IPS", "AB-list", 2000) == "—"
+    assert iv.users_text(need, "AB-total", 2000) == "1,740"
+    assert iv.users_text(need, "AB-list", 2000) == "> 2,000"
+    table = iv.need_table(need, {"AB-list": -5.57}, least=10, most=2000)
+    assert list(table.columns) == ["users_needed", "ratio", "biased", "note"]
+    assert table["biased"].tolist() == [False, True, False, False]
+    assert table.loc["AB-list", "note"] == ("not reached within 2,000 users; "
+                                            "biased: mean estimate off by -557%")
+    assert table.loc["EPI-RCT", "note"].startswith("reached at the smallest count (10 users)")
+    assert table.loc["AB-total", "note"] == ""
+    cells = iv.styled(table).to_string(delimiter="|").splitlines()
+    assert "AB-total|1,740|34.8×|False|" in cells
+    assert "AB-list|—|—|True|not reached" in "".join(cells)
+
+
+def test_biased_methods_reads_the_largest_user_count():
+    """A hand-built bias frame: CI excludes the truth -> biased; at the largest count only."""
+    bias = pd.DataFrame({
+        "n_users": [10, 10, 10, 1000, 1000, 1000],
+        "method": ["AB-total", "CBI-RCT", "CBI-IPS"] * 2,
+        "truth_in_ci": [True, True, True, True, False, False],
+        "ci_low": [-0.1, -0.1, -0.1, 0.015, 0.035, np.nan],
+        "ci_high": [0.1, 0.1, 0.1, 0.025, 0.045, np.nan],  # CBI-IPS: no interval
+    })
+    assert biased_methods(bias) == frozenset({"CBI-RCT"})
+    assert biased_methods(bias, n_users=10) == frozenset()
+    assert biased_methods(bias.iloc[:0]) == frozenset()
+    with pytest.raises(ValueError, match="n_users must be a user count of bias.*got 50"):
+        biased_methods(bias, n_users=50)
+    with pytest.raises(ValueError, match="bias must be a DataFrame with columns"):
+        biased_methods(bias.drop(columns="truth_in_ci"))
+
+
+def test_false_judgment_figure_marks_biased_methods():
+    curve = pd.DataFrame({"method": ["AB-total"] * 2 + ["CBI-RCT"] * 2,
+                          "n_users": [10, 2000] * 2, "false_rate": [.4, .3, .2, 0],
+                          "se": [.01] * 4})
+    fig = false_judgment_figure(curve, biased={"CBI-RCT"})
+    assert [t.name for t in fig.data] == ["AB-total", "CBI-RCT (biased)"]
+    assert [t.line.dash for t in fig.data] == ["solid", "dash"]
+    assert "biased" in fig.data[1].hovertemplate and "biased" not in fig.data[0].hovertemplate
+    assert "%{x:,}" in fig.data[0].hovertemplate
+    assert list(fig.layout.xaxis.ticktext) == ["10", "20", "50", "100", "200", "500", "1,000",
+                                               "2,000"]
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+
+
+def test_biased_text_names_methods_with_their_miss():
+    bias = pd.DataFrame({"n_users": [10, 1000, 1000, 1000],
+                         "method": ["CBI-RCT", "AB-list", "CBI-RCT", "CBI-IPS"],
+                         "mean": [0.5, -0.0898, 0.0387, 0.0192], "truth": [0.0196] * 4})
+    off = iv.misses(bias, {"CBI-RCT", "CBI-IPS"}, 1000)
+    assert list(off) == ["CBI-RCT", "CBI-IPS"]
+    assert off["CBI-RCT"] == pytest.approx((0.0387 - 0.0196) / 0.0196)
+    text = iv.biased_text(bias, off, 1000)
+    assert "**CBI-RCT** (mean +0.0387, off by +97%)" in text
+    assert "**CBI-IPS** (mean +0.0192, off by -2%)" in text  # (0.0192 - 0.0196) / 0.0196
+    assert "as for CBI-IPS, may be chance" in text  # a miss under 5 % of the truth
+    assert "AB-list" not in text and "1,000 users" in text
+    zero = bias.assign(truth=0.0)
+    assert iv.biased_text(zero, iv.misses(zero, {"CBI-RCT"}, 1000), 1000).count(
+        "misses the truth") == 1

@@ -10,22 +10,78 @@ _Z95 = 1.959964
 COLORS = {"AB-total": "#1f77b4", "AB-list": "#ff7f0e", "EPI-RCT": "#2ca02c", "CBI-RCT": "#d62728",
           "CBI-IPS": "#9467bd", "EPI-IPS": "#8c564b"}
 _TICKS = [v * 10**k for k in range(7) for v in (1, 2, 5)]
+BIASED_SUFFIX = " (biased)"
+
+
+def biased_methods(bias: pd.DataFrame, *, n_users: int | None = None) -> frozenset[str]:
+    """Methods whose 95 % CI of the mean estimate excludes the truth (Sato 2021, Table 2).
+
+    Read off the tidy bias table of the Interleaving page at one user count: by default the
+    largest simulated, where the intervals are narrowest, so a bias shows most clearly.  A
+    method is biased when its ``truth_in_ci`` is false and its interval exists (finite
+    ``ci_low`` and ``ci_high``); a method with fewer than two defined estimates cannot be
+    judged and is left out.  Note that an unbiased method's 95 % interval also misses the truth
+    in about one run in twenty.
+
+    Parameters
+    ----------
+    bias : DataFrame
+        Columns ``n_users, method, truth_in_ci, ci_low, ci_high``: one
+        ``core.interleaving.bias_table`` per user count, stacked
+        (``core.runs.simulations.SimResult.bias``).
+    n_users : int, optional
+        The user count to judge at; default the largest in ``bias``.
+
+    Returns
+    -------
+    frozenset of str
+
+    Examples
+    --------
+    >>> bias = pd.DataFrame({"n_users": [10, 10, 100, 100], "method": ["A", "B", "A", "B"],
+    ...                      "truth_in_ci": [True, True, True, False],
+    ...                      "ci_low": [0.0, 0.0, 0.1, 0.3], "ci_high": [1.0, 1.0, 0.2, 0.4]})
+    >>> sorted(biased_methods(bias)), sorted(biased_methods(bias, n_users=10))
+    (['B'], [])
+    """
+    need = {"n_users", "method", "truth_in_ci", "ci_low", "ci_high"}
+    if not isinstance(bias, pd.DataFrame) or not need <= set(bias.columns):
+        got = sorted(bias.columns) if isinstance(bias, pd.DataFrame) else type(bias).__name__
+        raise ValueError(f"bias must be a DataFrame with columns {sorted(need)}; got {got}.")
+    if bias.empty:
+        return frozenset()
+    at = bias["n_users"].max() if n_users is None else n_users
+    rows = bias[bias["n_users"] == at]
+    if rows.empty:
+        raise ValueError(f"n_users must be a user count of bias "
+                         f"({', '.join(map(str, sorted(bias['n_users'].unique())))}); "
+                         f"got {n_users!r}.")
+    judged = rows["ci_low"].notna() & rows["ci_high"].notna()
+    return frozenset(rows.loc[judged & ~rows["truth_in_ci"].astype(bool), "method"].astype(str))
 
 
 def false_judgment_figure(curve: pd.DataFrame, *, target: float | None = None,
+                          biased: frozenset[str] | set[str] = frozenset(),
                           title: str | None = None) -> go.Figure:
     """False-judgment rate against users (log x-axis), one line per method, ±1.96 se bars.
 
-    ``curve`` has the columns of ``core.interleaving.estimators.false_judgment_rates``.
+    ``curve`` has the columns of ``core.interleaving.false_judgment_rates``.  Methods in
+    ``biased`` (:func:`biased_methods`) get a dashed line, " (biased)" after their legend name
+    and a note in their hover text: their rate can fall fast towards a wrong answer.
     """
     fig = go.Figure()
     for method, part in curve.groupby("method", sort=False):
         part = part.sort_values("n_users")
+        name, bad = str(method), str(method) in biased
+        note = "<br>biased: its mean estimate misses the true τA − τB" if bad else ""
         fig.add_trace(go.Scatter(
-            x=part["n_users"], y=part["false_rate"], mode="lines+markers", name=str(method),
-            line=dict(color=COLORS.get(str(method))),
+            x=part["n_users"], y=part["false_rate"], mode="lines+markers",
+            name=name + BIASED_SUFFIX if bad else name,
+            line=dict(color=COLORS.get(name), dash="dash" if bad else "solid"),
             error_y=dict(type="data", array=_Z95 * part["se"], visible=True, thickness=1),
-            hovertemplate="%{x} users: %{y:.2%}<extra>" + str(method) + "</extra>",
+            customdata=_Z95 * part["se"],
+            hovertemplate="%{x:,} users: %{y:.1%} false judgments (± %{customdata:.1%})"
+                          + note + "<extra>" + name + "</extra>",
         ))
     if target is not None:
         fig.add_hline(y=target, line=dict(color="grey", width=1, dash="dot"),
@@ -34,7 +90,8 @@ def false_judgment_figure(curve: pd.DataFrame, *, target: float | None = None,
     ticks = [v for v in _TICKS if lo <= v <= hi] or sorted(curve["n_users"].unique())
     fig.update_xaxes(type="log", title="users in the experiment (log scale)", tickvals=ticks,
                      ticktext=[f"{v:,}" for v in ticks])
-    fig.update_yaxes(title="false-judgment rate", tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(title="false-judgment rate (% of experiments)", tickformat=".0%",
+                     rangemode="tozero")
     fig.update_layout(title=title or "False judgments against the number of users",
                       height=460, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", y=-0.2))
@@ -44,19 +101,26 @@ def false_judgment_figure(curve: pd.DataFrame, *, target: float | None = None,
 def bias_figure(table: pd.DataFrame, *, truth: float, title: str | None = None) -> go.Figure:
     """Mean estimate with its 95 % CI per method, the true difference as a vertical line.
 
-    ``table`` has the columns of ``core.interleaving.bias_table`` and a ``method`` column.
+    ``table`` has the columns of ``core.interleaving.bias_table`` and a ``method`` column;
+    methods whose interval excludes the truth are drawn in red.
     """
+    miss = ~table["truth_in_ci"].astype(bool)
     fig = go.Figure(go.Scatter(
         x=table["mean"], y=table["method"], mode="markers", name="mean estimate",
+        marker=dict(color=["firebrick" if m else "#1f77b4" for m in miss], size=9),
         error_x=dict(type="data", symmetric=False, array=table["ci_high"] - table["mean"],
                      arrayminus=table["mean"] - table["ci_low"], visible=True),
-        customdata=table["sd"],
-        hovertemplate="%{y}: %{x:.4f} (sd %{customdata:.4f})<extra></extra>",
+        customdata=list(zip(table["ci_low"], table["ci_high"], table["sd"],
+                            ["<br>the interval excludes the truth" if m else "" for m in miss])),
+        hovertemplate="%{y}: mean %{x:.4f}, 95 % CI %{customdata[0]:.4f} to "
+                      "%{customdata[1]:.4f} (sd %{customdata[2]:.4f})%{customdata[3]}"
+                      "<extra></extra>",
     ))
     fig.add_vline(x=truth, line=dict(color="firebrick", width=1, dash="dash"),
                   annotation_text=f"τA − τB = {truth:.4f}", annotation_position="top")
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(title=title or "Mean estimate and 95 % CI",
-                      xaxis_title="estimate of τA − τB", height=120 + 45 * len(table),
+                      xaxis_title="estimate of τA − τB (difference in causal effect per "
+                                  "listed item)", height=120 + 45 * len(table),
                       margin=dict(l=10, r=10, t=60, b=10), showlegend=False)
     return fig

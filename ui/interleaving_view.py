@@ -1,18 +1,71 @@
 """Streamlit side of the Interleaving page: submit a simulation to the app's job runner, draw
 its progress, and read its stored result.  Settings, computation and storage live in
 :mod:`core.runs.simulations`; the background work is the shared :class:`~core.runs.jobs.JobRunner`
-(same worker processes, queue, progress, cancel and caching as training)."""
+(same worker processes, queue, progress, cancel and caching as training).  It also draws the
+result tables with one set of number formats (:func:`show_table`) and the "users needed"
+section (:func:`show_users_needed`); the pure pieces (:func:`styled`, :func:`need_table`,
+:func:`ratio_text`, :func:`users_text`, :func:`misses`, :func:`biased_text`) are tested without
+Streamlit."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from core.data.abdata import ABData
+from core.interleaving import users_needed
+from core.runs.export import safe_csv_bytes
 from core.runs.jobs import JobStatus
-from core.runs.simulations import SimConfig, SimResult, load_simulation, submit_simulation
+from core.runs.simulations import (
+    TABLE2_USERS,
+    SimConfig,
+    SimResult,
+    load_simulation,
+    submit_simulation,
+)
 from core.runs.store import RunStore
 from ui import common
+from ui.glossary import GLOSSARY
+from ui.interleaving_charts import BIASED_SUFFIX, bias_figure
 from ui.jobs import draw_job
+
+NA = "—"
+"""Shown for a number that does not exist (not reached, undefined)."""
+REFERENCE, HEADLINE = "CBI-IPS", "AB-total"
+"""The paper's comparison: AB-total needs ~30× the users of CBI-IPS (Sato 2021, §4.2.2)."""
+
+BIAS_COLUMNS = ["mean", "bias", "truth_in_ci", "ci_low", "ci_high", "sd", "se", "n_reps",
+                "n_nan"]
+"""Columns of the bias table on screen (the truth is a metric and a line in the chart)."""
+_FORMATS = {"users_needed": "{:,.0f}", "ratio": "{:.1f}×", "share_tau_pos": "{:.2%}",
+            "share_tau_neg": "{:.2%}"}
+_LABELS = {  # column -> (label, help) on screen; the frames and CSV files keep the names
+    "users": ("users", "Users in the world."),
+    "n": ("items per list", "List length n: items each ranker shows a user."),
+    "mean_y_treated": ("mean Yᵀ", "Average outcome of an item when it is recommended."),
+    "mean_y_control": ("mean Yᶜ", "Average outcome of an item when it is not recommended."),
+    "mean_tau": ("mean τ", "Average causal effect of recommending an item, τ = Yᵀ − Yᶜ."),
+    "share_tau_pos": ("τ > 0", "Share of (user, item) pairs a recommendation helps."),
+    "share_tau_neg": ("τ < 0", "Share of (user, item) pairs a recommendation hurts."),
+    "mean": ("mean estimate", "Mean of the simulated estimates of τA − τB."),
+    "sd": ("sd", "Standard deviation of one experiment's estimate."),
+    "se": ("se of the mean", "Standard error of the mean estimate (sd ÷ √repetitions)."),
+    "ci_low": ("95 % CI low", "Lower end of the 95 % confidence interval of the mean."),
+    "ci_high": ("95 % CI high", "Upper end of the 95 % confidence interval of the mean."),
+    "truth": ("true τA − τB", "The true difference of the two rankers' causal effects."),
+    "bias": ("bias", "Mean estimate − true τA − τB."),
+    "truth_in_ci": ("truth in 95 % CI", "Ticked: the paper's bold (no bias detected). "
+                    + GLOSSARY["Biased method"]),
+    "n_reps": ("repetitions", "Simulated experiments at this user count."),
+    "n_nan": ("undefined", "Repetitions whose estimate is undefined (left out of the mean)."),
+    "users_needed": ("users needed", GLOSSARY["False judgment"]),
+    "biased": ("biased", GLOSSARY["Biased method"]),
+    "note": ("note", None),
+}
 
 
 def submit(config: SimConfig, data: ABData | None = None, scores: tuple | None = None) -> str:
@@ -58,3 +111,170 @@ def show_job(job_id: str) -> SimResult | None:
     else:
         return result(str(common.runner().store.root), job.run_id)
     return None
+
+
+# ------------------------------------------------------------------------------ result tables
+def formats(frame: pd.DataFrame) -> dict[str, str]:
+    """Number format per column: counts with thousands separators, estimates with 4 decimals,
+    shares as %, users needed as whole users, ratios with 1 decimal and ×."""
+    out = {}
+    for c in frame.columns:
+        kind = frame[c].dtype.kind
+        if c in _FORMATS:
+            out[c] = _FORMATS[c]
+        elif kind in "iu":
+            out[c] = "{:,}"
+        elif kind == "f":
+            out[c] = "{:.4f}"
+    return out
+
+
+def styled(frame: pd.DataFrame) -> Styler:
+    """``frame`` with :func:`formats` and ``—`` for every missing value."""
+    return frame.style.format(na_rep=NA).format(formats(frame), na_rep=NA)
+
+
+def show_table(frame: pd.DataFrame, key: str, labels: dict | None = None) -> None:
+    """A result table with :func:`styled` numbers, readable column labels and tooltips."""
+    names = {**_LABELS, **(labels or {})}
+    config = {c: st.column_config.Column(names[c][0], help=names[c][1])
+              for c in frame.columns if c in names}
+    st.dataframe(styled(frame), width="stretch", key=key, placeholder=NA, column_config=config)
+
+
+def users_text(need: pd.DataFrame, method: str, most: int) -> str:
+    """Users ``method`` needs, as whole users; ``> most`` when the grid never reaches it."""
+    row = need.loc[method]
+    return f"{row['users_needed']:,.0f}" if row["reached"] else f"> {most:,}"
+
+
+def ratio_text(need: pd.DataFrame, method: str, reference: str, most: int) -> str:
+    """How many times the users of ``reference`` that ``method`` needs, e.g. ``"34.8×"``.
+
+    ``need`` is ``core.interleaving.users_needed`` of a grid whose largest user count is
+    ``most``.  When only ``reference`` reaches the target, ``method`` needs more than ``most``
+    users: the answer is the bound ``"> most / need(reference)×"``.  A need that is already met
+    at the smallest count is an upper bound, so the ratio gets ``≥`` or ``≤``; ``—`` when no
+    ratio or bound exists.
+    """
+    m, r = need.loc[method], need.loc[reference]
+    if not r["reached"]:
+        return NA
+    if not m["reached"]:
+        return f"> {most / r['users_needed']:.1f}×"
+    if m["at_grid_start"] and r["at_grid_start"]:
+        return NA
+    sign = "≥ " if r["at_grid_start"] else "≤ " if m["at_grid_start"] else ""
+    return f"{sign}{m['users_needed'] / r['users_needed']:.1f}×"
+
+
+def misses(bias: pd.DataFrame, biased: Iterable[str], n_users: int) -> dict[str, float]:
+    """How far each biased method's mean estimate is off the truth at ``n_users`` users, as a
+    share of the truth: (mean − truth) / |truth| (``nan`` for a truth of 0); in the order of
+    ``bias``."""
+    rows = bias[(bias["n_users"] == n_users) & bias["method"].isin(set(biased))]
+    return {str(m): (x - t) / abs(t) if t != 0 else float("nan")
+            for m, x, t in zip(rows["method"], rows["mean"], rows["truth"])}
+
+
+def _off(miss: float) -> str:
+    return "misses the truth" if math.isnan(miss) else f"off by {miss:+.0%}"
+
+
+def need_table(need: pd.DataFrame, biased: Mapping[str, float], *, least: int,
+               most: int) -> pd.DataFrame:
+    """The users-needed table as shown: ``users_needed``, ``ratio`` (if any), ``biased`` and
+    a ``note`` in words (not reached within ``most`` users, reached at the smallest count
+    ``least``, biased with its :func:`misses` share)."""
+    out = need[[c for c in ("users_needed", "ratio") if c in need.columns]].copy()
+    out["biased"] = [m in biased for m in need.index]
+    notes = []
+    for method, row in need.iterrows():
+        parts = []
+        if not row["reached"]:
+            parts.append(f"not reached within {most:,} users")
+        elif row["at_grid_start"]:
+            parts.append(f"reached at the smallest count ({least:,} users): may need fewer")
+        if method in biased:
+            parts.append(f"biased: mean estimate {_off(biased[method])}")
+        notes.append("; ".join(parts))
+    out["note"] = notes
+    return out
+
+
+def biased_text(bias: pd.DataFrame, biased: Iterable[str], n_users: int) -> str:
+    """The warning naming the biased methods, with their mean estimate against the truth;
+    misses under 5 % of the truth are named as possibly chance."""
+    rows = bias[bias["n_users"] == n_users].set_index("method")
+    off = misses(bias, biased, n_users)
+    truth = float(rows["truth"].iloc[0])
+    names = "; ".join(f"**{m}** (mean {rows.loc[m, 'mean']:+.4f}, {_off(x)})"
+                      for m, x in off.items())
+    small = [m for m, x in off.items() if abs(x) < 0.05]
+    chance = (f" A miss of a few per cent, as for {', '.join(small)}, may be chance: an "
+              "unbiased method's 95 % interval misses the truth about once in 20 runs; more "
+              "repetitions settle it." if small else "")
+    return (f"Biased in this world: {names}. The true τA − τB ({truth:+.4f}) is outside their "
+            f"95 % intervals at {n_users:,} users. A biased method can look fast in the chart "
+            f"while its estimate heads for a wrong answer: do not pick it for its speed.{chance}")
+
+
+def show_bias(res: SimResult) -> None:
+    """Table 2 at a chosen user count (default the paper's 1000, else the largest) and the
+    chart of mean estimates with their 95 % intervals."""
+    st.subheader("Bias (Table 2)", help=GLOSSARY["Biased method"])
+    counts = sorted(res.bias["n_users"].unique())
+    at = st.selectbox("At users", counts, counts.index(TABLE2_USERS)
+                      if TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n",
+                      format_func="{:,}".format, help="Users per experiment of the table below.")
+    table = res.bias[res.bias["n_users"] == at].set_index("method")
+    st.caption("Mean and 95 % CI of the estimates of τA − τB over the repetitions. *truth in "
+               "95 % CI* unticked (red in the chart): the method is biased (the paper's bold "
+               "marks the unbiased ones).")
+    show_table(table[[c for c in BIAS_COLUMNS if c in table.columns]], "il_bias")
+    st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretch",
+                    config=common.plot_config("uprank_interleaving_bias"), key="il_bias_chart")
+
+
+def show_users_needed(curve: pd.DataFrame, target: float,
+                      biased: Mapping[str, float]) -> pd.DataFrame:
+    """Headline ratio AB-total ÷ CBI-IPS, a caption and the table of users needed per method
+    for a false-judgment rate of ``target``; returns ``users_needed`` of ``curve``.
+    ``biased``: method -> :func:`misses` share."""
+    methods = set(curve["method"])
+    ref = REFERENCE if REFERENCE in methods else None
+    need = users_needed(curve, target=target, relative_to=ref)
+    least, most = int(curve["n_users"].min()), int(curve["n_users"].max())
+    beyond = ""
+    if ref is not None and HEADLINE in methods:
+        ratio = ratio_text(need, HEADLINE, ref, most)
+        c1, c2, c3 = st.columns([2, 1, 1])
+        c1.metric(f"Users needed, {HEADLINE} ÷ {ref}", ratio,
+                  help=f"How many times as many users {HEADLINE} needs as {ref} to bring its "
+                       f"false-judgment rate down to {target:.1%}. The paper (Sato 2021) "
+                       "reports about 30×. " + GLOSSARY["CBI-IPS"])
+        for col, m in ((c2, HEADLINE), (c3, ref)):
+            col.metric(f"{m}{BIASED_SUFFIX if m in biased else ''}", users_text(need, m, most),
+                       help=f"Users {m} needs for a false-judgment rate of {target:.1%}.")
+        if ratio.startswith(">"):
+            beyond = (f" {HEADLINE} does not get there within {most:,} users, hence “{ratio}”: "
+                      "add larger user counts or use AB-total's rate as the target.")
+    times = (f" × {ref}: how many times the users of {ref} a method needs (the paper: ~30× "
+             f"for AB-total)." if ref else f" Add {REFERENCE} to the methods to see how many "
+             "times its users each method needs.")
+    st.caption(f"Users each method needs for a false-judgment rate of {target:.1%}, "
+               f"interpolated (log scale) between the simulated counts {least:,} … {most:,}; "
+               f"— = not reached.{times}{beyond}")
+    labels = {"ratio": (f"× {ref}", f"Users needed ÷ users {ref} needs. "
+                        + GLOSSARY["CBI-IPS"])} if ref else {}
+    show_table(need_table(need, biased, least=least, most=most), "il_need", labels)
+    return need
+
+
+def download_tables(res: SimResult, need: pd.DataFrame) -> None:
+    """CSV buttons for the bias table (every user count), users needed and the world."""
+    for col, frame, stem, index in zip(st.columns(3), (res.bias, need, res.table1),
+                                       ("bias", "users_needed", "world"), (False, True, True)):
+        col.download_button(f"Download {stem.replace('_', ' ')} (CSV)",
+                            safe_csv_bytes(frame, index=index), f"uprank_interleaving_{stem}.csv",
+                            "text/csv", key=f"il_{stem}_csv", icon=":material/download:")
