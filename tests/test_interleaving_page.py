@@ -329,21 +329,28 @@ def test_users_needed_numbers_as_whole_users_and_ratios():
 
 
 def test_biased_methods_reads_the_largest_user_count():
-    """A hand-built bias frame: CI excludes the truth -> biased; at the largest count only."""
+    """Bonferroni-corrected t-test of mean vs truth, at the largest user count only."""
+    from scipy import stats
+
+    truth, se, reps = 0.02, 0.001, 2000
+    crit = stats.t.ppf(1 - 0.05 / (2 * 3), reps - 1)  # three methods judged at 1,000 users
     bias = pd.DataFrame({
         "n_users": [10, 10, 10, 1000, 1000, 1000],
         "method": ["AB-total", "CBI-RCT", "CBI-IPS"] * 2,
-        "truth_in_ci": [True, True, True, True, False, False],
-        "ci_low": [-0.1, -0.1, -0.1, 0.015, 0.035, np.nan],
-        "ci_high": [0.1, 0.1, 0.1, 0.025, 0.045, np.nan],  # CBI-IPS: no interval
+        # AB-total misses by 2.1 se: outside a plain 95 % CI, inside the corrected one.
+        # CBI-RCT misses by crit + 0.5 se: biased.  CBI-IPS has no se: not judged.
+        "mean": [0.5, 0.5, 0.5, truth + 2.1 * se, truth + (crit + 0.5) * se, truth],
+        "se": [0.3, 0.3, 0.3, se, se, np.nan],
+        "truth": truth, "n_reps": reps,
     })
+    assert 2.1 < crit < crit + 0.5
     assert biased_methods(bias) == frozenset({"CBI-RCT"})
     assert biased_methods(bias, n_users=10) == frozenset()
     assert biased_methods(bias.iloc[:0]) == frozenset()
     with pytest.raises(ValueError, match="n_users must be a user count of bias.*got 50"):
         biased_methods(bias, n_users=50)
     with pytest.raises(ValueError, match="bias must be a DataFrame with columns"):
-        biased_methods(bias.drop(columns="truth_in_ci"))
+        biased_methods(bias.drop(columns="se"))
 
 
 def test_false_judgment_figure_marks_biased_methods():
