@@ -437,8 +437,6 @@ def test_profit_progress_counts_each_replicate_and_value_is_required():
         profit_over_splits(splits, cost_per_treatment=0.1, grid=1)
 
 
-@pytest.mark.xfail(strict=True, reason="profit_over_splits gives -k·cost without a warning "
-                   "where profit_curve (value_per_response) warns and gives nan: no responders")
 def test_profit_without_responders_matches_profit_curve():
     rng = np.random.default_rng(135)
     n = 40

@@ -47,6 +47,7 @@ Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapma
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -55,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from core._validation import (
+    UndefinedMetricWarning,
     as_generator,
     check_choice,
     check_cutoffs,
@@ -518,13 +520,25 @@ def profit_over_splits(
                                                         _streams(random_state, len(checked)))):
         n = y.shape[0]
         ks = np.rint(fractions * n).astype(np.int64)
+        # Value per response: as in profit_curve, no responder at all makes the incremental
+        # responses (uplift_joint_abs) undefined -> nan, and a replicate that draws none too.
+        needs_responders = vpr is not None
+        if needs_responders and not y.any():
+            warnings.warn(f"The profit of split {s} is undefined because there are no "
+                          "responders (y is all 0); returning nan.", UndefinedMetricWarning,
+                          stacklevel=2)
         ranked = []
         for j, name in enumerate(names):
             order, neg_sorted = ranking_order(scores[name], ties)
             t_sorted, v_sorted = t[order].astype(np.float64), v[order]
-            per_split[s, j] = _profit_at(t_sorted, v_sorted, neg_sorted, ks, ties, cost)
+            per_split[s, j] = (np.nan if needs_responders and not y.any() else
+                               _profit_at(t_sorted, v_sorted, neg_sorted, ks, ties, cost))
             ranked.append((order, t_sorted, v_sorted, neg_sorted))
         for b, w in enumerate(_stratified_counts(t, n_boot, as_generator(stream))):
+            if needs_responders and not (w * y).any():
+                replicates[b] = np.nan
+                done += 1
+                continue
             for j, (order, t_sorted, v_sorted, neg_sorted) in enumerate(ranked):
                 ws = w[order]
                 replicates[b, j] += _profit_at(np.repeat(t_sorted, ws), np.repeat(v_sorted, ws),
