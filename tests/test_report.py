@@ -1,9 +1,14 @@
 """core.runs.report: a self-contained HTML file with every table value, one plotly.js bundle and
-every user string escaped."""
+every user string escaped; the stakeholder report built on it (sections in order, readable
+tables, figures that are never clipped and never mutated, flattened run configurations)."""
 
 from __future__ import annotations
 
+import copy
 import html
+import json
+import re
+import warnings
 from datetime import datetime
 
 import numpy as np
@@ -11,7 +16,18 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from core.runs.report import html_report
+from core.data.abdata import ABData
+from core.data.hygiene import srm_test
+from core.evaluation.compare import bootstrap_auuc, definition_ranks
+from core.evaluation.targeting import targeting_summary, uplift_by_decile
+from core.runs.report import (
+    comparison_report,
+    config_table,
+    dataset_summary,
+    html_report,
+    takeaway,
+)
+from core.runs.store import RunConfig
 
 EVIL = "<script>alert(1)</script>"
 
@@ -90,3 +106,240 @@ def test_timestamp_is_explicit_and_output_deterministic():
 def test_bad_sections_are_refused(secs, match):
     with pytest.raises(ValueError, match=match):
         html_report("t", sections=secs)
+
+
+# --------------------------------------------------------------------- comparison report
+
+HEADINGS = ["Takeaway", "Dataset", "Curves", "AUUC with intervals", "Definition sensitivity",
+            "Targeting value", "Deciles", "Run configurations"]
+FP = "ab" * 32
+
+
+def run_configs() -> dict[str, RunConfig]:
+    return {
+        "LambdaMART": RunConfig(FP, "LambdaMART", {"learning_rate": 0.05, "n_estimators": 300},
+                                dataset="uplift_world", options={"n": 5000},
+                                scheme="repeated", n_repeats=5, seed=7),
+        "two-model": RunConfig(FP, "two-model", {"C": 1.0, "seed": 3}),
+    }
+
+
+def small_figure() -> go.Figure:
+    fig = go.Figure(go.Scatter(x=[0, 0.5, 1], y=[0, 1_500_000, 2_000_000], name="A"))
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10}, width=500,
+                      yaxis_title="incremental responders")
+    return fig
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    rng = np.random.default_rng(7)
+    n = 2400
+    x = rng.normal(size=n)
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.1 + 0.15 * t * (x > 0)).astype(int)
+    data = ABData(pd.DataFrame({"x": x}), y, t, name="toy world")
+    scores = {"LambdaMART": x + rng.normal(0, 0.3, n), "two-model": rng.random(n)}
+    res = bootstrap_auuc(y, t, scores, definition="uplift_joint_rel", cutoffs=(0.3, 1.0),
+                         n_boot=100, random_state=0, reference="two-model")
+    table = res.table()
+    table.loc[len(table)] = ["Random", 0.3, 0.001, np.nan, np.nan, np.nan]  # not resampled
+    paired = res.paired()
+    ranks = definition_ranks(y, t, scores, cutoff=0.3)
+    text = takeaway(paired, ranks, cutoff=0.3, reference="two-model", n_boot=100)
+    fig = small_figure()
+    before = copy.deepcopy(fig.to_dict())
+    deciles = {name: [uplift_by_decile(y, t, s), small_figure()] for name, s in scores.items()}
+    page = comparison_report(
+        "UpRank comparison", takeaway=text,
+        dataset=data, srm=srm_test(t), figures=[("Test-set curves", fig)],
+        auuc=table, paired=paired, ranks=ranks,
+        depth=targeting_summary(y, t, scores, cost_per_treatment=0.1, value_per_response=10),
+        deciles=deciles, configs={k: c.to_dict() for k, c in run_configs().items()},
+        cutoff=0.3, n_boot=100, notes={"auuc": "One split.", "Pooling": "Not pooled."},
+        generated_at="2024-01-02 03:04")
+    return {"page": page, "fig": fig, "before": before, "data": data, "text": text,
+            "paired": paired, "table": table}
+
+
+def tables(page: str) -> list[str]:
+    return re.findall(r"<table.*?</table>", page, flags=re.DOTALL)
+
+
+def cells(table: str) -> list[str]:
+    return [html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table,
+                                                                      re.DOTALL)]
+
+
+def newplot_layouts(page: str) -> list[dict]:
+    """The layout argument of every Plotly.newPlot(id, data, layout, config) call."""
+    decoder = json.JSONDecoder()
+    layouts = []
+    for m in re.finditer(r"Plotly\.newPlot\(\s*", page):
+        pos, args = m.end(), []
+        for _ in range(3):
+            value, pos = decoder.raw_decode(page, pos)
+            args.append(value)
+            pos = page.index(",", pos) + 1
+            while page[pos].isspace():
+                pos += 1
+        layouts.append(args[2])
+    return layouts
+
+
+def test_sections_appear_in_order_and_notes_last(comparison):
+    page = comparison["page"]
+    positions = [page.index(f"<h2>{h}</h2>") for h in HEADINGS]
+    assert positions == sorted(positions)
+    assert page.index("<h2>Notes</h2>") > positions[-1]
+    assert "<dt>Pooling</dt><dd>Not pooled.</dd>" in page
+    auuc_section = page[positions[3]:positions[4]]
+    assert "<p>One split.</p>" in auuc_section  # a note under its section
+
+
+def test_takeaway_section_holds_the_takeaway(comparison):
+    page, text = comparison["page"], comparison["text"]
+    start = page.index("<h2>Takeaway</h2>")
+    assert page.index(f"<p>{html.escape(text)}</p>") > start
+    assert page.index(f"<p>{html.escape(text)}</p>") < page.index("<h2>Dataset</h2>")
+
+
+def test_dataset_counts_shares_and_srm_verdict(comparison):
+    page, data = comparison["page"], comparison["data"]
+    n, n_t = len(data.t), int(data.t.sum())
+    section = page[page.index("<h2>Dataset</h2>"):page.index("<h2>Curves</h2>")]
+    body = cells("".join(tables(section)))
+    assert f"{n:,}" in body and f"{n_t:,}" in body and f"{n - n_t:,}" in body
+    assert f"{n_t / n * 100:.1f} %" in body
+    rate_t = data.y[data.t == 1].mean()
+    assert f"{rate_t * 100:.1f} %" in body
+    assert html.escape(srm_test(data.t).attrs["verdict"]) in section
+
+
+def test_auuc_and_paired_tables(comparison):
+    page, table, paired = comparison["page"], comparison["table"], comparison["paired"]
+    section = page[page.index("<h2>AUUC with intervals</h2>"):
+                   page.index("<h2>Definition sensitivity</h2>")]
+    auuc_table, paired_table = tables(section)
+    row = table[(table["ranker"] == "LambdaMART") & np.isclose(table["cutoff"], 0.3)].iloc[0]
+    body = cells(auuc_table)
+    assert f"{row['auuc']:.4f}" in body
+    assert f"{row['ci_low']:.4f} to {row['ci_high']:.4f}" in body
+    assert "—" in body  # the baseline's missing interval
+    header = cells(paired_table)
+    assert header[1] == "verdict"  # first column after the index
+    p = paired[np.isclose(paired["cutoff"], 0.3)].iloc[0]
+    assert p["verdict"] in cells(paired_table)
+    assert f"{p['difference']:.4f}" in cells(paired_table)
+    assert "Paired tests against two-model" in section
+
+
+def test_no_nan_text_in_any_table(comparison):
+    for table in tables(comparison["page"]):
+        assert not any(c.strip().lower() in {"nan", "none", "<na>"} for c in cells(table))
+
+
+def test_figures_get_automargin_and_fill_the_width_without_mutating_the_caller(comparison):
+    page, fig = comparison["page"], comparison["fig"]
+    layouts = newplot_layouts(page)
+    assert len(layouts) == 3  # curves + one chart per run in Deciles
+    for layout in layouts:
+        assert layout["xaxis"]["automargin"] is True
+        assert layout["yaxis"]["automargin"] is True
+        assert layout["margin"]["l"] >= 60
+        assert "width" not in layout
+    assert page.count("* plotly.js v") == 1
+    assert fig.to_dict() == comparison["before"]
+    assert fig.layout.yaxis.automargin is None and fig.layout.margin.l == 10
+
+
+def test_html_report_can_embed_figures_unchanged():
+    fig = small_figure()
+    page = html_report("t", sections=[("f", fig)], fit_figures=False)
+    (layout,) = newplot_layouts(page)
+    assert "automargin" not in layout.get("yaxis", {}) and layout["margin"]["l"] == 10
+
+
+def test_html_report_lists_and_subsections():
+    page = html_report("t", sections=[("Deciles", [("run <a>", [pd.DataFrame({"x": [1]}),
+                                                                  go.Figure()]),
+                                                     "closing words"])])
+    assert "<h3>run &lt;a&gt;</h3>" in page
+    assert page.index("<h3>") < page.index("<table") < page.index("Plotly.newPlot") \
+        < page.index("<p>closing words</p>")
+    with pytest.raises(ValueError, match=r"sections\[0\] content must be a DataFrame"):
+        html_report("t", sections=[("x", [3])])
+
+
+def test_config_table_flattens_a_real_run_config():
+    configs = run_configs()
+    table = config_table({k: c.to_dict() for k, c in configs.items()})
+    lm, tm = configs["LambdaMART"], configs["two-model"]
+    assert list(table.index) == ["LambdaMART", "two-model"]
+    assert list(table.columns) == ["model", "learning_rate", "n_estimators", "C", "params.seed",
+                                   "dataset", "options.n", "scheme", "test size", "repeats",
+                                   "seed", "data fingerprint"]
+    row = table.loc["LambdaMART"]
+    assert row["model"] == lm.model
+    assert row["learning_rate"] == lm.params_dict["learning_rate"]
+    assert row["n_estimators"] == lm.params_dict["n_estimators"]
+    assert row["dataset"] == lm.dataset and row["options.n"] == lm.options_dict["n"]
+    assert (row["scheme"], row["test size"], row["repeats"], row["seed"]) == \
+        (lm.scheme, lm.test_size, lm.n_repeats, lm.seed)
+    assert row["data fingerprint"] == lm.fingerprint[:12]
+    assert np.isnan(row["C"])  # a setting this run does not have
+    other = table.loc["two-model"]
+    assert other["params.seed"] == tm.params_dict["seed"] and other["seed"] == tm.seed
+    assert other["dataset"] == "uploaded" and other["repeats"] == 1
+    # RunConfig objects are accepted as they are
+    pd.testing.assert_frame_equal(config_table(configs), table)
+
+
+def test_config_table_in_the_report_is_readable(comparison):
+    page = comparison["page"]
+    section = page[page.index("<h2>Run configurations</h2>"):page.index("<h2>Notes</h2>")]
+    (table,) = tables(section)
+    body = cells(table)
+    assert "learning_rate" in body and "0.05" in body and "300" in body and "—" in body
+    assert "{" not in "".join(body)  # no JSON blobs
+
+
+def test_dataset_summary_counts():
+    y = np.array([1, 0, 0, 1, 0, 1, 1])
+    t = np.array([1, 1, 1, 0, 0, 0, 1])
+    out = dataset_summary(y, t)
+    n_t, n_c = (t == 1).sum(), (t == 0).sum()
+    assert out["rows"].tolist() == [n_t, n_c, len(t)]
+    assert out["responders"].tolist() == [y[t == 1].sum(), y[t == 0].sum(), y.sum()]
+    np.testing.assert_allclose(out["outcome_rate"], [y[t == 1].mean(), y[t == 0].mean(),
+                                                     y.mean()])
+    np.testing.assert_allclose(out["share"], [n_t / len(t), n_c / len(t), 1.0])
+    with pytest.warns(UserWarning, match="outcome rate of control is undefined"):
+        assert np.isnan(dataset_summary([1, 0], [1, 1]).loc["control", "outcome_rate"])
+
+
+def test_report_without_bootstrap_and_with_dict_dataset():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        page = comparison_report("t", takeaway="Only point estimates.",
+                                 dataset={"rows": 12345, "outcome rate": np.nan},
+                                 auuc=pd.DataFrame({"AUUC@30%": [0.0312, np.nan]},
+                                                   index=["A", "B"]))
+    assert "The paired bootstrap was not run" in page
+    assert ">12,345<" in page and ">0.0312<" in page
+    assert all(">nan<" not in t for t in tables(page))
+    for heading in HEADINGS:
+        assert f"<h2>{heading}</h2>" in page
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"takeaway": 3}, "takeaway must be a string"),
+    ({"figures": [("curves", "not a figure")]}, r"figures\[0\] must be a \(heading"),
+    ({"auuc": [1, 2]}, "auuc must be a DataFrame or None"),
+    ({"dataset": 5}, "dataset must be None, a DataFrame, a dict or data with y and t"),
+    ({"deciles": {"A": 3}}, r"deciles\['A'\] must be a DataFrame"),
+    ({"configs": {"A": 3}}, r"configs\['A'\] must be a RunConfig"),
+])
+def test_comparison_report_refuses_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        comparison_report("t", **{"takeaway": "x", **kwargs})

@@ -6,18 +6,52 @@ document that opens offline: the first plotly figure carries plotly.js inline
 headings, run and ranker names, table cells, dictionary keys and values — is HTML-escaped;
 plotly escapes ``<`` and ``/`` inside its own JSON.  The module never reads the clock: the
 caller passes ``generated_at``.
+
+:func:`comparison_report` builds the report for a stakeholder on top of it, in a fixed order
+(:data:`REPORT_SECTIONS`): the takeaway (:func:`core.runs.takeaway.takeaway`), the dataset
+with its sample-ratio check, the curves, AUUC with intervals and the paired tests, definition
+sensitivity, targeting value, deciles and the run configurations
+(:func:`config_table`).  Its tables are written for people: counts with thousands
+separators, AUUC with 4 decimals, shares in per cent and "—" for a missing number.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["html_report"]
+from core._validation import (
+    UndefinedMetricWarning,
+    check_binary,
+    check_fraction,
+    check_level,
+    check_positive_int,
+)
+from core.runs.takeaway import definition_sentence, fmt_auuc, fmt_p, takeaway
+
+__all__ = ["REPORT_SECTIONS", "comparison_report", "config_table", "dataset_summary",
+           "html_report", "takeaway"]
+
+#: Headings of :func:`comparison_report`, in order, with the short keys ``notes`` may use.
+REPORT_SECTIONS: dict[str, str] = {
+    "takeaway": "Takeaway",
+    "dataset": "Dataset",
+    "curves": "Curves",
+    "auuc": "AUUC with intervals",
+    "definitions": "Definition sensitivity",
+    "targeting": "Targeting value",
+    "deciles": "Deciles",
+    "configs": "Run configurations",
+}
+DASH = "—"  # a number that does not exist
+#: Left margin (px) at least given to a figure embedded in a report; automargin grows it.
+FIGURE_MIN_LEFT_MARGIN = 70
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -34,6 +68,9 @@ dl.report-dict { display: grid; grid-template-columns: max-content auto; gap: 0.
 dl.report-dict dt { font-weight: 600; }
 dl.report-dict dd { margin: 0; }
 pre { background: #f5f7fa; padding: 0.5rem; overflow-x: auto; margin: 0; }
+h3 { margin: 1.2rem 0 0.4rem; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+.plotly-graph-div { width: 100%; }
 """.strip()
 
 
@@ -50,8 +87,24 @@ def _is_figure(content) -> bool:
 
 
 def _render_frame(frame: pd.DataFrame) -> str:
-    return frame.to_html(classes="report-table", border=0, escape=True,
-                         float_format=_float, na_rep="nan")
+    table = frame.to_html(classes="report-table", border=0, escape=True,
+                          float_format=_float, na_rep="nan")
+    return f'<div class="table-wrap">{table}</div>'
+
+
+def _report_figure(fig):
+    """A copy of ``fig`` fit for a report page: axes with ``automargin`` (tick labels and
+    axis titles are never cut), a left margin of at least :data:`FIGURE_MIN_LEFT_MARGIN`
+    pixels, no fixed width (the figure fills the report's width).  ``fig`` is not changed."""
+    import plotly.graph_objects as go
+
+    out = go.Figure(fig)
+    out.update_xaxes(automargin=True)
+    out.update_yaxes(automargin=True)
+    left = out.layout.margin.l
+    out.update_layout(width=None, autosize=True,
+                      margin={"l": max(FIGURE_MIN_LEFT_MARGIN, left if left is not None else 0)})
+    return out
 
 
 def _render_dict(content: Mapping) -> str:
@@ -71,11 +124,50 @@ def _render_text(content: str) -> str:
     return "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
 
 
+_CONTENT_TYPES = ("sections[{i}] content must be a DataFrame, a plotly Figure, a dict or a str "
+                  "(or a list of those, with (heading, content) pairs as sub-sections)")
+
+
+class _Renderer:
+    """Renders section contents; counts figures so plotly.js is inlined exactly once."""
+
+    def __init__(self, fit_figures: bool) -> None:
+        self.fit_figures = fit_figures
+        self.plotly_included = False
+
+    def render(self, content, where: int, fig_id: str) -> str:
+        if isinstance(content, pd.DataFrame):
+            return _render_frame(content)
+        if _is_figure(content):
+            fig = _report_figure(content) if self.fit_figures else content
+            extra = ({"config": {"responsive": True}, "default_width": "100%"}
+                     if self.fit_figures else {})
+            out = fig.to_html(full_html=False, include_plotlyjs=not self.plotly_included,
+                              div_id=fig_id, **extra)
+            self.plotly_included = True
+            return out
+        if isinstance(content, Mapping):
+            return _render_dict(content)
+        if isinstance(content, str):
+            return _render_text(content)
+        if isinstance(content, list):
+            parts = []
+            for j, item in enumerate(content, start=1):
+                if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+                    sub, item = item
+                    parts.append(f"<h3>{html.escape(sub)}</h3>")
+                parts.append(self.render(item, where, f"{fig_id}-{j}"))
+            return "\n".join(parts)
+        raise ValueError(_CONTENT_TYPES.format(i=where)
+                         + f"; got {type(content).__name__}.")
+
+
 def html_report(
     title: str,
     *,
     sections: Sequence[tuple[str, object]],
     generated_at: datetime | str | None = None,
+    fit_figures: bool = True,
 ) -> str:
     """One self-contained HTML document of a comparison.
 
@@ -87,18 +179,28 @@ def html_report(
         ``content`` may be
 
         * a ``pandas.DataFrame`` — ``to_html`` with class ``report-table``, cells escaped,
-          floats written with 6 significant digits (``f"{v:.6g}"``), ``nan`` as "nan";
+          floats written with 6 significant digits (``f"{v:.6g}"``), ``nan`` as "nan"
+          (format the frame as text first for other number formats, as
+          :func:`comparison_report` does);
         * a plotly ``Figure`` — embedded; the first one includes plotly.js inline, so the
           file opens offline (about 4.8 MB), the others only their data;
         * a ``dict`` (e.g. a model configuration) — a definition list; nested dicts, lists
           and tuples as an indented JSON block;
-        * a ``str`` — paragraphs (split on blank lines).
+        * a ``str`` — paragraphs (split on blank lines);
+        * a ``list`` of the above, rendered one after the other; an item that is a
+          ``(heading, content)`` tuple becomes a sub-section under an ``<h3>``.
 
         Every string is HTML-escaped.
     generated_at : datetime or str, optional
         Shown under the title ("Generated ..."); nothing is shown when omitted.  The
         function never reads the clock and names figure containers by section number, so
         equal input gives an identical file.
+    fit_figures : bool, default=True
+        Embed a copy of each figure whose axes have ``automargin`` and whose left margin is
+        at least :data:`FIGURE_MIN_LEFT_MARGIN` px (tick labels and axis titles are never
+        cut off), without a fixed width and with plotly's responsive config, so figures
+        fill the page width.  The caller's figures are never modified.  ``False`` embeds
+        the figures as they are.
 
     Returns
     -------
@@ -114,7 +216,7 @@ def html_report(
         raise ValueError("generated_at must be None, a datetime or a string; "
                          f"got {type(generated_at).__name__}.")
 
-    plotly_included = False
+    renderer = _Renderer(bool(fit_figures))
     nav, body = [], []
     for i, section in enumerate(sections, start=1):
         if not isinstance(section, (tuple, list)) or len(section) != 2 \
@@ -122,21 +224,7 @@ def html_report(
             raise ValueError(f"sections[{i - 1}] must be a (heading: str, content) pair; "
                              f"got {section!r:.80}.")
         heading, content = section
-        if isinstance(content, pd.DataFrame):
-            rendered = _render_frame(content)
-        elif _is_figure(content):
-            rendered = content.to_html(full_html=False, include_plotlyjs=not plotly_included,
-                                       div_id=f"uprank-figure-{i}")
-            plotly_included = True
-        elif isinstance(content, Mapping):
-            rendered = _render_dict(content)
-        elif isinstance(content, str):
-            rendered = _render_text(content)
-        else:
-            raise ValueError(
-                f"sections[{i - 1}] content must be a DataFrame, a plotly Figure, a dict or a "
-                f"str; got {type(content).__name__}."
-            )
+        rendered = renderer.render(content, i - 1, f"uprank-figure-{i}")
         anchor = f"section-{i}"
         nav.append(f'<li><a href="#{anchor}">{html.escape(heading)}</a></li>')
         body.append(f'<section id="{anchor}">\n<h2>{html.escape(heading)}</h2>\n'
@@ -158,3 +246,554 @@ def html_report(
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+# ---------------------------------------------------------------------- tables for people
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and not np.isfinite(value)
+
+
+def _float_format(values: list, *, percent: bool, plain: bool):
+    """One format for every float of a column, so its numbers line up.
+
+    Per cent: one decimal.  Plain: ``f"{v:g}"``.  Otherwise all whole numbers: thousands
+    separators, no decimals; largest magnitude >= 10: 2 decimals with thousands separators;
+    largest magnitude below 0.001 (but not 0): 2 significant digits in scientific notation;
+    else 4 decimals.
+    """
+    if percent:
+        return lambda v: f"{v * 100:.1f} %"
+    if plain:
+        return lambda v: f"{v:g}"
+    finite = [abs(float(v)) for v in values
+              if isinstance(v, (float, np.floating)) and np.isfinite(v)]
+    if not finite:
+        return lambda v: f"{v:.4f}"
+    if all(v == int(v) for v in finite) and max(finite) < 1e15:
+        return lambda v: f"{v:,.0f}"
+    top = max(finite)
+    if top >= 10:
+        return lambda v: f"{v:,.2f}"
+    if top < 0.001:
+        return lambda v: f"{v:.1e}"
+    return lambda v: f"{v:.4f}"
+
+
+def _cell(value, float_format, *, plain: bool = False) -> str:
+    """One table cell as text (see :func:`_readable`)."""
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    if _is_missing(value):
+        return DASH
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)) if plain else ("yes" if value else "no")
+    if isinstance(value, (int, np.integer)):
+        return str(int(value)) if plain else f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return float_format(float(value))
+    return str(value)
+
+
+def _readable(frame: pd.DataFrame, *, percent=(), plain: bool = False,
+              rename: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """``frame`` with every cell (and index label) as text for people.
+
+    Missing numbers read "—"; integers get thousands separators; the floats of a column
+    share one format (:func:`_float_format`: 4 decimals, or 2 from 10 up, whole numbers
+    without decimals); columns in ``percent`` are fractions written as per cent;
+    booleans "yes" / "no"; lists and dicts compact JSON.  ``plain=True`` writes numbers as
+    they were typed (``str(int)``, ``f"{float:g}"``: seeds and learning rates, not counts).
+    ``rename`` renames columns (after ``percent`` is looked up).  A default ``RangeIndex``
+    in front of a ``bin`` column is replaced by that column.
+    """
+    if isinstance(frame.index, pd.RangeIndex) and "bin" in frame.columns:
+        frame = frame.set_index("bin")
+    names = [str((rename or {}).get(c, c)) for c in frame.columns]
+    out = pd.DataFrame(index=[DASH if _is_missing(v) else str(v) for v in frame.index],
+                       columns=names, dtype=object)
+    out.index.name = "score bin (1 = highest scores)" if frame.index.name == "bin" \
+        else frame.index.name
+    for j, col in enumerate(frame.columns):
+        values = frame.iloc[:, j].tolist()
+        fmt = _float_format(values, percent=col in percent, plain=plain)
+        out.iloc[:, j] = [_cell(v, fmt, plain=plain) for v in values]
+    return out
+
+
+def _pct(fraction: float, digits: int = 1) -> str:
+    return DASH if _is_missing(fraction) else f"{fraction * 100:.{digits}f} %"
+
+
+# ---------------------------------------------------------------------- dataset
+def dataset_summary(y, t) -> pd.DataFrame:
+    """Rows, share, responders and outcome rate of each arm of an A/B test.
+
+    Parameters
+    ----------
+    y, t : array-like of shape (n,)
+        Binary outcome and treatment flag.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``["treated", "control", "all"]`` (name ``"arm"``); columns ``rows`` (int),
+        ``share`` (rows / n), ``responders`` (int, :math:`\\sum y`) and ``outcome_rate``
+        (responders / rows; ``nan`` with an
+        :class:`~core._validation.UndefinedMetricWarning` for an empty arm).
+
+    Examples
+    --------
+    >>> dataset_summary([1, 0, 0, 1, 0], [1, 1, 1, 0, 0])
+           rows  share  responders  outcome_rate
+    arm
+    treated     3    0.6           1      0.333333
+    control     2    0.4           1      0.500000
+    all         5    1.0           2      0.400000
+    """
+    y = check_binary(y, "y")
+    t = check_binary(t, "t")
+    if y.shape != t.shape:
+        raise ValueError(f"y and t must have the same length; got {y.shape[0]} and "
+                         f"{t.shape[0]}.")
+    if y.size == 0:
+        raise ValueError("y and t must hold at least one row; got none.")
+    masks = {"treated": t == 1, "control": t == 0, "all": np.ones(t.shape, dtype=bool)}
+    rows = np.array([m.sum() for m in masks.values()], dtype=np.int64)
+    responders = np.array([y[m].sum() for m in masks.values()], dtype=np.int64)
+    if (rows == 0).any():
+        empty = [k for k, r in zip(masks, rows) if r == 0]
+        warnings.warn(f"The outcome rate of {' and '.join(empty)} is undefined because that "
+                      "arm has no rows; returning nan.", UndefinedMetricWarning, stacklevel=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = responders / rows
+    return pd.DataFrame({"rows": rows, "share": rows / y.size, "responders": responders,
+                         "outcome_rate": rate},
+                        index=pd.Index(list(masks), name="arm"))
+
+
+def _dataset_blocks(dataset, srm) -> list:
+    blocks: list = []
+    if dataset is None:
+        blocks.append("No dataset summary was included.")
+    elif isinstance(dataset, pd.DataFrame):
+        blocks.append(_readable(dataset))
+    elif isinstance(dataset, Mapping):
+        frame = pd.DataFrame({"value": list(dataset.values())},
+                             index=pd.Index([str(k) for k in dataset], name="item"),
+                             dtype=object)
+        blocks.append(_readable(frame))
+    elif hasattr(dataset, "y") and hasattr(dataset, "t"):
+        summary = dataset_summary(dataset.y, dataset.t)
+        n_t, n_c, n = summary["rows"].tolist()
+        r_t, r_c, _ = summary["outcome_rate"].tolist()
+        name = getattr(dataset, "name", None)
+        blocks.append(
+            (f"{name}: " if name else "")
+            + f"{n:,} rows — {n_t:,} treated ({_pct(n_t / n)}) and {n_c:,} control "
+            f"({_pct(n_c / n)}). Outcome rate {_pct(r_t, 2)} treated vs {_pct(r_c, 2)} "
+            "control.")
+        shown = summary.rename(columns={"share": "share of rows",
+                                        "outcome_rate": "outcome rate"})
+        blocks.append(_readable(shown, percent=("share of rows", "outcome rate")))
+    else:
+        raise ValueError("dataset must be None, a DataFrame, a dict or data with y and t "
+                         f"arrays (ABData); got {type(dataset).__name__}.")
+    if srm is None:
+        blocks.append("No sample-ratio check was included.")
+    elif isinstance(srm, pd.DataFrame):
+        verdict = srm.attrs.get("verdict")
+        sub: list = [verdict] if verdict else []
+        sub.append(_readable(srm, percent=("observed_share", "expected_share"),
+                             rename=_SRM_NAMES))
+        blocks.append(("Sample ratio check", sub))
+    else:
+        raise ValueError(f"srm must be None or the DataFrame of core.data.hygiene.srm_test; "
+                         f"got {type(srm).__name__}.")
+    return blocks
+
+
+_SRM_NAMES = {"observed": "observed rows", "expected": "expected rows",
+              "observed_share": "observed share", "expected_share": "expected share",
+              "contribution": "χ² contribution"}
+
+
+# ---------------------------------------------------------------------- AUUC tables
+_PAIRED = {"ranker", "reference", "cutoff", "difference", "ci_low", "ci_high", "p_value",
+           "verdict"}
+
+
+def _cut_text(cutoff: float) -> str:
+    return f"{cutoff * 100:g} %"
+
+
+def _interval_text(low, high) -> str:
+    if _is_missing(low) or _is_missing(high):
+        return DASH
+    return f"{fmt_auuc(low)} to {fmt_auuc(high)}"
+
+
+def _auuc_wide(table: pd.DataFrame, level: float) -> pd.DataFrame:
+    """A long ``BootstrapResult.table()`` as one row per run: AUUC and its interval per
+    cut-off, as text."""
+    lvl = _cut_text(level)
+    cutoffs = list(dict.fromkeys(table["cutoff"].astype(float).tolist()))
+    runs = list(dict.fromkeys(str(r) for r in table["ranker"]))
+    out = pd.DataFrame(index=pd.Index(runs, name="run"))
+    has_ci = {"ci_low", "ci_high"} <= set(table.columns)
+    for c in cutoffs:
+        part = table[np.isclose(table["cutoff"].astype(float), c)]
+        part = part.assign(ranker=part["ranker"].astype(str)).set_index("ranker")
+        out[f"AUUC @{_cut_text(c)}"] = [fmt_auuc(part.at[r, "auuc"]) if r in part.index
+                                        else DASH for r in runs]
+        if has_ci:
+            out[f"{lvl} CI @{_cut_text(c)}"] = [
+                _interval_text(part.at[r, "ci_low"], part.at[r, "ci_high"])
+                if r in part.index else DASH for r in runs]
+    return out
+
+
+def _paired_wide(paired: pd.DataFrame, cutoff: float | None, level: float,
+                 n_boot: int | None) -> pd.DataFrame:
+    """The paired tests as one row per (run, cut-off): verdict first, then the difference to
+    the reference, its interval and the p-value, as text."""
+    part = paired
+    if cutoff is not None:
+        part = paired[np.isclose(paired["cutoff"].astype(float), cutoff)]
+    several = len(set(part["cutoff"].astype(float).round(12))) > 1
+    out = pd.DataFrame({"verdict": [DASH if _is_missing(v) else str(v)
+                                    for v in part["verdict"]]},
+                       index=pd.Index([str(r) for r in part["ranker"]], name="run"))
+    if several:
+        out["cut-off"] = [_cut_text(float(c)) for c in part["cutoff"]]
+    out["difference to reference"] = [fmt_auuc(v) for v in part["difference"]]
+    out[f"{_cut_text(level)} CI"] = [_interval_text(lo, hi)
+                                     for lo, hi in zip(part["ci_low"], part["ci_high"])]
+    out["p-value"] = [fmt_p(p, n_boot=n_boot).removeprefix("p").removeprefix(" = ").strip()
+                      or DASH for p in part["p_value"]]
+    return out
+
+
+def _auuc_blocks(auuc, paired, cutoff, level, n_boot) -> list:
+    blocks: list = []
+    if auuc is None:
+        blocks.append("No AUUC table was included.")
+    elif {"ranker", "cutoff", "auuc"} <= set(auuc.columns):
+        blocks.append(_readable(_auuc_wide(auuc, level)))
+    else:
+        blocks.append(_readable(auuc))
+    if paired is None:
+        blocks.append(("Paired tests", ("The paired bootstrap was not run: no intervals or "
+                                        "tests of the differences were computed.")))
+    elif len(paired) == 0:
+        blocks.append(("Paired tests", "Only one run: there is no pair to test."))
+    elif _PAIRED <= set(paired.columns):
+        refs = list(dict.fromkeys(str(r) for r in paired["reference"]))
+        blocks.append((f"Paired tests against {' / '.join(refs)}",
+                       _readable(_paired_wide(paired, cutoff, level, n_boot))))
+    else:
+        cols = list(paired.columns)
+        if "verdict" in cols:
+            cols = ["verdict", *[c for c in cols if c != "verdict"]]
+        blocks.append(("Paired tests against the reference", _readable(paired[cols])))
+    return blocks
+
+
+def _ranks_blocks(ranks) -> list:
+    if ranks is None:
+        return ["The definition sensitivity was not computed."]
+    from core.evaluation.curves import DEFINITIONS
+
+    shown = ranks.rename(index=lambda d: DEFINITIONS[d].label if d in DEFINITIONS else d)
+    shown = shown.astype(object)
+    # Definitions differ in scale (rates vs counts): one format per row for the AUUCs.
+    auuc_cols = [c for c in shown.columns if str(c).startswith("AUUC ")]
+    for i in range(len(shown)):
+        values = shown.iloc[i][auuc_cols].tolist()
+        fmt = _float_format(values, percent=False, plain=False)
+        for c, v in zip(auuc_cols, values):
+            shown.iat[i, shown.columns.get_loc(c)] = _cell(v, fmt)
+    return [definition_sentence(ranks), _readable(shown)]
+
+
+_FRACTIONS = ("best_fraction", "depth_low", "depth_high", "equivalent_low", "equivalent_high")
+_TARGETING_NAMES = {"best_fraction": "best depth", "best_targeted": "rows targeted",
+                    "best_profit": "profit at best depth", "profit_low": "profit CI low",
+                    "profit_high": "profit CI high", "depth_low": "best depth CI low",
+                    "depth_high": "best depth CI high",
+                    "equivalent_low": "equivalent depths from",
+                    "equivalent_high": "equivalent depths to",
+                    "profit_all": "profit if everyone is treated",
+                    "profit_none": "profit if nobody is treated"}
+_DECILE_RATES = ("response_rate_treated", "response_rate_control")
+_DECILE_NAMES = {"n": "rows", "n_treated": "treated rows", "n_control": "control rows",
+                 "score_min": "lowest score", "score_max": "highest score",
+                 "response_rate_treated": "response rate treated",
+                 "response_rate_control": "response rate control", "ci_low": "CI low",
+                 "ci_high": "CI high", "n_splits": "splits"}
+
+
+def _content_blocks(value, name: str) -> list:
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, pd.DataFrame):
+            out.append(_readable(item, percent=_DECILE_RATES, rename=_DECILE_NAMES))
+        elif _is_figure(item) or isinstance(item, str):
+            out.append(item)
+        else:
+            raise ValueError(f"{name} must be a DataFrame, a plotly Figure, a str or a list of "
+                             f"those; got {type(item).__name__}.")
+    return out
+
+
+def _deciles_blocks(deciles) -> list:
+    if deciles is None or len(deciles) == 0:
+        return ["No deciles were included."]
+    pairs = deciles.items() if isinstance(deciles, Mapping) else deciles
+    blocks = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise ValueError(f"deciles must map run -> table/figure or be (run, table/figure) "
+                             f"pairs; item {i} is {type(pair).__name__}.")
+        blocks.append((pair[0], _content_blocks(pair[1], f"deciles[{pair[0]!r}]")))
+    return blocks
+
+
+# ---------------------------------------------------------------------- configs
+_CONFIG_COLUMNS = ("model", "dataset", "scheme", "test size", "repeats", "seed",
+                   "data fingerprint")
+
+
+def _flatten(d: Mapping, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping) and v:
+            out.update(_flatten(v, f"{key}."))
+        elif isinstance(v, (list, tuple)):
+            out[key] = json.dumps(list(v), default=str, ensure_ascii=False)
+        elif isinstance(v, Mapping):
+            out[key] = "{}"
+        else:
+            out[key] = v
+    return out
+
+
+def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Run configurations as one readable table: one row per run, one column per setting.
+
+    Parameters
+    ----------
+    configs : mapping of run label → config
+        Each config is :meth:`core.runs.store.RunConfig.to_dict` (or a ``RunConfig``, whose
+        ``to_dict()`` is taken).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by run (index name ``"run"``), columns in this order: ``model``; every model
+        parameter under its own name (``learning_rate``, ``n_estimators``...; nested dicts as
+        ``outer.inner``; a parameter whose name is one of the fixed columns gets a
+        ``params.`` prefix); ``dataset`` (the dataset key, or ``"uploaded"`` for uploaded
+        data); every dataset loader option as ``options.<name>``; ``scheme``; ``test size``
+        (fraction of rows in each test split); ``repeats`` (number of splits); ``seed``;
+        ``data fingerprint`` (first 12 hex digits of the data's SHA-256); then any other key
+        of the dicts, as it is.  The format ``version`` is left out.  A setting a run does
+        not have is ``nan``; lists are JSON text.
+
+    Examples
+    --------
+    >>> cfg = {"version": 1, "fingerprint": "ab" * 32, "model": "LambdaMART",
+    ...        "params": {"learning_rate": 0.05, "n_estimators": 300}, "dataset": None,
+    ...        "options": {}, "scheme": "repeated", "test_size": 0.3, "n_repeats": 10,
+    ...        "seed": 0}
+    >>> config_table({"A": cfg}).iloc[0].to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'model': 'LambdaMART', 'learning_rate': 0.05, 'n_estimators': 300,
+     'dataset': 'uploaded', 'scheme': 'repeated', 'test size': 0.3, 'repeats': 10,
+     'seed': 0, 'data fingerprint': 'abababababab'}
+    """
+    if not isinstance(configs, Mapping) or not configs:
+        what = "an empty mapping" if isinstance(configs, Mapping) else type(configs).__name__
+        raise ValueError("configs must be a non-empty mapping of run label -> "
+                         f"RunConfig.to_dict(); got {what}.")
+    rows = {}
+    params_cols: dict[str, None] = {}  # ordered sets, first seen first
+    option_cols: dict[str, None] = {}
+    other_cols: dict[str, None] = {}
+    for label, cfg in configs.items():
+        if hasattr(cfg, "to_dict") and not isinstance(cfg, Mapping):
+            cfg = cfg.to_dict()
+        if not isinstance(cfg, Mapping):
+            raise ValueError(f"configs[{label!r}] must be a RunConfig or its to_dict(); "
+                             f"got {type(cfg).__name__}.")
+        cfg = dict(cfg)
+        cfg.pop("version", None)
+        params = {f"params.{k}" if k in _CONFIG_COLUMNS else k: v
+                  for k, v in _flatten(cfg.pop("params", None) or {}).items()}
+        options = _flatten(cfg.pop("options", None) or {}, "options.")
+        dataset = cfg.pop("dataset", None)
+        fingerprint = cfg.pop("fingerprint", None)
+        row = {"model": cfg.pop("model", None), **params,
+               "dataset": "uploaded" if dataset is None else dataset, **options,
+               "scheme": cfg.pop("scheme", None), "test size": cfg.pop("test_size", None),
+               "repeats": cfg.pop("n_repeats", None), "seed": cfg.pop("seed", None),
+               "data fingerprint": fingerprint[:12] if isinstance(fingerprint, str) else None}
+        others = {k: v for k, v in _flatten(cfg).items() if k not in row}
+        row.update(others)
+        params_cols.update(dict.fromkeys(params))
+        option_cols.update(dict.fromkeys(options))
+        other_cols.update(dict.fromkeys(others))
+        rows[str(label)] = row
+    order = ["model", *params_cols, "dataset", *option_cols, "scheme", "test size", "repeats",
+             "seed", "data fingerprint", *other_cols]
+    out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=order)
+    out.index.name = "run"
+    return out
+
+
+def _configs_blocks(configs) -> list:
+    if configs is None or len(configs) == 0:
+        return ["No run configurations were included."]
+    table = configs if isinstance(configs, pd.DataFrame) else config_table(configs)
+    return [_readable(table, plain=True)]
+
+
+# ---------------------------------------------------------------------- the report
+def comparison_report(
+    title: str,
+    *,
+    takeaway: str,
+    dataset=None,
+    srm: pd.DataFrame | None = None,
+    figures: Sequence[tuple[str, object]] = (),
+    auuc: pd.DataFrame | None = None,
+    paired: pd.DataFrame | None = None,
+    ranks: pd.DataFrame | None = None,
+    depth: pd.DataFrame | None = None,
+    deciles=None,
+    configs: Mapping[str, Mapping] | pd.DataFrame | None = None,
+    notes: Mapping[str, str] | None = None,
+    cutoff: float | None = None,
+    level: float = 0.95,
+    n_boot: int | None = None,
+    generated_at: datetime | str | None = None,
+) -> str:
+    """The comparison of several runs as one HTML file for a stakeholder.
+
+    Built on :func:`html_report` (offline, escaped, deterministic).  The sections are always
+    present and always in this order (:data:`REPORT_SECTIONS`); a part not given says so.
+
+    Parameters
+    ----------
+    title : str
+        Title of the document.
+    takeaway : str
+        Section "Takeaway": the conclusion, usually :func:`core.runs.takeaway.takeaway`.
+    dataset : ABData, dict or DataFrame, optional
+        Section "Dataset".  Data with ``y`` and ``t`` arrays (an
+        :class:`~core.data.abdata.ABData`): a sentence and the :func:`dataset_summary` table
+        (rows, share of rows, responders and outcome rate per arm); a dict: a two-column
+        item/value table; a DataFrame: shown as it is (numbers formatted).
+    srm : DataFrame, optional
+        :func:`core.data.hygiene.srm_test`: its ``attrs["verdict"]`` sentence and its table,
+        under "Sample ratio check" in the Dataset section.
+    figures : sequence of (heading, plotly Figure)
+        Section "Curves", one sub-section each (e.g. the test-set curves and the profit by
+        depth).  Embedded as copies with automargin axes (:func:`html_report`).
+    auuc : DataFrame, optional
+        Section "AUUC with intervals".  A long
+        :meth:`~core.evaluation.compare.BootstrapResult.table` (columns ``ranker``,
+        ``cutoff``, ``auuc``, ``ci_low``, ``ci_high``) is turned into one row per run with
+        the AUUC and its interval per cut-off; any other frame (e.g. already formatted for
+        the screen) is shown as it is.
+    paired : DataFrame, optional
+        In the same section, under "Paired tests against <reference>".  A
+        :meth:`~core.evaluation.compare.BootstrapResult.paired` frame is shown with the
+        verdict first, then the difference to the reference, its interval and the p-value
+        (only the rows at ``cutoff`` when given, else every cut-off with a "cut-off"
+        column); any other frame is shown with a ``verdict`` column moved first.  ``None``:
+        "the paired bootstrap was not run".
+    ranks : DataFrame, optional
+        Section "Definition sensitivity": :func:`core.evaluation.compare.definition_ranks`
+        (or its mean over splits) — the :func:`~core.runs.takeaway.definition_sentence` and
+        the table, definitions named by their plain title.
+    depth : DataFrame, optional
+        Section "Targeting value": :func:`core.evaluation.targeting.targeting_summary`,
+        :meth:`core.evaluation.across_splits.DepthResult.summary` (depth columns in per cent)
+        or a frame already formatted.
+    deciles : mapping of run → content, or sequence of (run, content), optional
+        Section "Deciles", one sub-section per run; content is a DataFrame (e.g.
+        :func:`core.evaluation.targeting.uplift_by_decile`), a plotly Figure (bar chart), or
+        a list of those (table and chart).
+    configs : mapping of run → RunConfig.to_dict(), or DataFrame, optional
+        Section "Run configurations": :func:`config_table` of the mapping (or the given
+        frame), one row per run, values written as typed.
+    notes : mapping of str → str, optional
+        Extra sentences.  A key naming a section — its short key (``"takeaway"``,
+        ``"dataset"``, ``"curves"``, ``"auuc"``, ``"definitions"``, ``"targeting"``,
+        ``"deciles"``, ``"configs"``) or its heading — adds the text at the end of that
+        section; other keys are listed in a last section, "Notes".
+    cutoff : float in (0, 1], optional
+        Cut-off of the paired table (see ``paired``).
+    level : float in (0, 1), default=0.95
+        Level of the intervals, for column names ("95 % CI").
+    n_boot : int, optional
+        Bootstrap replicates behind ``paired``: a p-value of 0 is then written "< 2/B"
+        (:func:`~core.runs.takeaway.fmt_p`); without it "< 0.001".
+    generated_at : datetime or str, optional
+        As in :func:`html_report`.
+
+    Returns
+    -------
+    str
+        The HTML document.  Tables hold text: "—" for a missing number, thousands
+        separators for counts, AUUC with 4 decimals (:func:`~core.runs.takeaway.fmt_auuc`),
+        shares in per cent.
+    """
+    if not isinstance(takeaway, str):
+        raise ValueError(f"takeaway must be a string; got {type(takeaway).__name__}.")
+    level = check_level(level)
+    if cutoff is not None:
+        cutoff = check_fraction(cutoff, "cutoff")
+    if n_boot is not None:
+        n_boot = check_positive_int(n_boot, "n_boot")
+    for name, frame in (("auuc", auuc), ("paired", paired), ("ranks", ranks),
+                        ("depth", depth)):
+        if frame is not None and not isinstance(frame, pd.DataFrame):
+            raise ValueError(f"{name} must be a DataFrame or None; got {type(frame).__name__}.")
+    if isinstance(figures, (str, bytes, Mapping)) or not isinstance(figures, Sequence):
+        raise ValueError("figures must be a list of (heading, plotly Figure) pairs; "
+                         f"got {type(figures).__name__}.")
+    curves: list = []
+    for i, pair in enumerate(figures):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str) \
+                or not _is_figure(pair[1]):
+            raise ValueError(f"figures[{i}] must be a (heading: str, plotly Figure) pair; "
+                             f"got {pair!r:.80}.")
+        curves.append((pair[0], pair[1]))
+
+    body = {
+        "takeaway": [takeaway],
+        "dataset": _dataset_blocks(dataset, srm),
+        "curves": curves or ["No figures were included."],
+        "auuc": _auuc_blocks(auuc, paired, cutoff, level, n_boot),
+        "definitions": _ranks_blocks(ranks),
+        "targeting": (["The value of the targeting depth was not computed."] if depth is None
+                      else [_readable(depth, percent=_FRACTIONS, rename=_TARGETING_NAMES)]),
+        "deciles": _deciles_blocks(deciles),
+        "configs": _configs_blocks(configs),
+    }
+    extra = {}
+    by_heading = {h.lower(): k for k, h in REPORT_SECTIONS.items()}
+    for key, text in (notes or {}).items():
+        k = key if key in REPORT_SECTIONS else by_heading.get(str(key).lower())
+        if k is None:
+            extra[str(key)] = str(text)
+        else:
+            body[k].append(str(text))
+    sections = [(REPORT_SECTIONS[k], blocks) for k, blocks in body.items()]
+    if extra:
+        sections.append(("Notes", extra))
+    return html_report(title, sections=sections, generated_at=generated_at)

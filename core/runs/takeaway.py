@@ -1,0 +1,330 @@
+"""The takeaway of a comparison in plain words, written from the numbers.
+
+:func:`takeaway` turns the paired bootstrap table
+(:meth:`core.evaluation.compare.BootstrapResult.paired`) at one cut-off and the
+definition-sensitivity table (:func:`core.evaluation.compare.definition_ranks`) into one short
+paragraph for a stakeholder: which run leads, by how much AUUC, with its interval and p-value,
+whether the difference is distinguishable from noise, and whether the winner depends on the
+curve definition.  :func:`definition_sentence` is its last sentence on its own.
+
+The verdict is read off the interval, as in :meth:`~core.evaluation.compare.BootstrapResult.paired`:
+*better* when the lower end of the interval of (run − reference) is above 0, *worse* when the
+upper end is below 0, otherwise *not distinguishable*; a missing difference or interval is
+*undefined*.  Numbers are written with :func:`fmt_auuc` (4 decimals) and :func:`fmt_p`
+(3 decimals, or "< 0.001").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_fraction, check_level, check_positive_int
+
+__all__ = ["definition_sentence", "fmt_auuc", "fmt_p", "takeaway"]
+
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+                 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+_PAIRED_COLUMNS = ("ranker", "reference", "cutoff", "difference", "ci_low", "ci_high",
+                   "p_value", "verdict")
+
+
+# ---------------------------------------------------------------------- numbers as text
+def _finite(value) -> bool:
+    try:
+        return value is not None and bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt_auuc(value) -> str:
+    """An AUUC (or an AUUC difference) as text: 4 decimals, "—" when missing.
+
+    Values of 10 or more (absolute definitions count responders) get 2 decimals and thousands
+    separators; non-zero values below 0.00005 in size, which 4 decimals would show as 0, are
+    written with two significant digits.
+
+    >>> fmt_auuc(0.004123), fmt_auuc(-0.0312), fmt_auuc(1234.567), fmt_auuc(float("nan"))
+    ('0.0041', '-0.0312', '1,234.57', '—')
+    >>> fmt_auuc(0.0000123)
+    '1.2e-05'
+    """
+    if not _finite(value):
+        return "—"
+    v = float(value)
+    if abs(v) >= 10:
+        return f"{v:,.2f}"
+    if v != 0 and abs(v) < 0.00005:
+        return f"{v:.1e}"
+    return f"{v:.4f}"
+
+
+def fmt_p(value, *, n_boot: int | None = None) -> str:
+    """A p-value as ``"p = 0.004"`` or ``"p < 0.001"``; ``""`` when missing.
+
+    A bootstrap p-value of 0 only says "below the resolution 2/B": with ``n_boot`` given it
+    is written ``"p < 2/B"`` (e.g. ``"p < 0.004"`` for B = 500) instead of claiming
+    ``"p < 0.001"``.
+
+    >>> fmt_p(0.0042), fmt_p(0.0004), fmt_p(0.0, n_boot=500), fmt_p(float("nan"))
+    ('p = 0.004', 'p < 0.001', 'p < 0.004', '')
+    """
+    if not _finite(value):
+        return ""
+    p = float(value)
+    if p == 0 and n_boot is not None:
+        return f"p < {max(2 / n_boot, 0.001):.3g}"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {p:.3f}"
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:g} %"
+
+
+def _count_word(n: int) -> str:
+    return _NUMBER_WORDS.get(n, str(n))
+
+
+def _join(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# ---------------------------------------------------------------------- definitions
+def _definition_phrase(names: list[str]) -> str:
+    """``"the joint relative uplift and separate absolute Qini curves"`` for known
+    definitions; other names are listed as they are."""
+    from core.evaluation.curves import DEFINITIONS
+
+    known = [DEFINITIONS[n] for n in names if n in DEFINITIONS]
+    if len(known) != len(names):
+        return _join([str(n) for n in names])
+    words = [f"{d.setting} {d.units} {'Qini' if d.kind == 'qini' else d.kind}" for d in known]
+    return f"the {_join(words)} curve{'s' if len(words) > 1 else ''}"
+
+
+def _ranked_runs(ranks: pd.DataFrame) -> list[str]:
+    return [c[len("AUUC "):] for c in ranks.columns if str(c).startswith("AUUC ")]
+
+
+def definition_sentence(ranks: pd.DataFrame) -> str:
+    """Whether the winner depends on the curve definition, in one sentence.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+        :func:`core.evaluation.compare.definition_ranks` (or its mean over splits): indexed by
+        definition, with a ``"winner"`` column (the rank-1 run(s), ``None`` when undefined).
+
+    Returns
+    -------
+    str
+        ``"The winner is the same under all six definitions: A."``, or
+        ``"The winner depends on the definition: A under the joint relative uplift curve;
+        B under ..."`` (definitions grouped by winner, in order of first appearance),
+        followed by the definitions whose AUUC was undefined, if any.
+
+    Examples
+    --------
+    >>> ranks = pd.DataFrame({"winner": ["A", "B", "A"]},
+    ...                      index=["uplift_joint_rel", "qini_sep_abs", "qini_joint_abs"])
+    >>> definition_sentence(ranks)
+    'The winner depends on the definition: A under the joint relative uplift and joint absolute Qini curves; B under the separate absolute Qini curve.'
+    """
+    if not isinstance(ranks, pd.DataFrame) or "winner" not in ranks.columns:
+        raise ValueError("ranks must be a definition_ranks() DataFrame with a 'winner' column; "
+                         f"got {type(ranks).__name__}"
+                         + (f" with columns {list(ranks.columns)}."
+                            if isinstance(ranks, pd.DataFrame) else "."))
+    groups: dict[str, list[str]] = {}
+    undefined = []
+    for definition, winner in zip(ranks.index, ranks["winner"]):
+        if winner is None or (isinstance(winner, float) and np.isnan(winner)):
+            undefined.append(str(definition))
+        else:
+            groups.setdefault(str(winner), []).append(str(definition))
+    n = len(ranks)
+    missing = (f" The AUUC is undefined under {_definition_phrase(undefined)}."
+               if undefined and groups else "")
+    if not groups:
+        return "The winner could not be determined: the AUUC is undefined under every definition."
+    if len(groups) == 1:
+        (winner,) = groups
+        if n == 1:
+            return f"Only one definition was checked ({ranks.index[0]}): {winner} wins." + missing
+        scope = f"all {_count_word(n)} definitions" if not undefined else \
+            f"the {_count_word(len(groups[winner]))} definitions where it is defined"
+        return f"The winner is the same under {scope}: {winner}." + missing
+    parts = [f"{winner} under {_definition_phrase(defs)}" for winner, defs in groups.items()]
+    return "The winner depends on the definition: " + "; ".join(parts) + "." + missing
+
+
+# ---------------------------------------------------------------------- pairs
+def _pair_sentence(row, *, level_text: str, n_boot: int | None) -> str:
+    run, ref = str(row["ranker"]), str(row["reference"])
+    d, lo, hi = row["difference"], row["ci_low"], row["ci_high"]
+    verdict = str(row["verdict"]) if row["verdict"] is not None else "undefined"
+    if not (_finite(d) and _finite(lo) and _finite(hi)) or verdict == "undefined":
+        return (f"The comparison of {run} with {ref} is undefined (no AUUC difference or "
+                "interval could be computed).")
+    d, lo, hi = float(d), float(lo), float(hi)
+    if lo > 0:
+        conclusion = f"{run} is better"
+    elif hi < 0:
+        conclusion = f"{run} is worse"
+    else:
+        conclusion = "the two are not distinguishable"
+    # The stated difference is leader − other; its interval is flipped with it.
+    if d >= 0:
+        lead, other, gap, low, high = run, ref, d, lo, hi
+    else:
+        lead, other, gap, low, high = ref, run, -d, -hi, -lo
+    p = fmt_p(row["p_value"], n_boot=n_boot)
+    stats = f"{level_text} CI {fmt_auuc(low)} to {fmt_auuc(high)}" + (f", {p}" if p else "")
+    if d == 0:
+        return f"{run} and {ref} have the same AUUC (difference 0, {stats}): {conclusion}."
+    return f"{lead} leads {other} by {fmt_auuc(gap)} AUUC ({stats}): {conclusion}."
+
+
+def _point_leader(auuc: Mapping | pd.Series) -> str:
+    values = {str(k): float(v) for k, v in dict(auuc).items() if _finite(v)}
+    if not values:
+        return "no run has a defined AUUC."
+    order = sorted(values, key=lambda k: -values[k])
+    best = order[0]
+    text = f"{best} has the highest AUUC ({fmt_auuc(values[best])})"
+    if len(order) > 1:
+        text += ", ahead of " + _join([f"{k} ({fmt_auuc(values[k])})" for k in order[1:]])
+    return text + "."
+
+
+def takeaway(
+    paired: pd.DataFrame | None,
+    ranks: pd.DataFrame | None,
+    *,
+    cutoff: float,
+    reference: str,
+    level: float = 0.95,
+    n_splits: int = 1,
+    auuc: Mapping[str, float] | pd.Series | None = None,
+    definition: str | None = None,
+    n_boot: int | None = None,
+) -> str:
+    """The comparison's conclusion in one short plain-English paragraph.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame or None
+        :meth:`core.evaluation.compare.BootstrapResult.paired` (columns ``ranker``,
+        ``reference``, ``cutoff``, ``difference``, ``ci_low``, ``ci_high``, ``p_value``,
+        ``verdict``), possibly pooled over splits and holding several cut-offs; the rows at
+        ``cutoff`` (``np.isclose``) are used.  ``None`` when the bootstrap was not run: the
+        text then says that intervals were not computed and names the leader by point
+        estimate (from ``auuc``).
+    ranks : pandas.DataFrame or None
+        :func:`core.evaluation.compare.definition_ranks` (or its mean over splits): gives the
+        last sentence (:func:`definition_sentence`) and the run names.  ``None`` leaves the
+        sentence out.
+    cutoff : float in (0, 1]
+        Targeting depth the paragraph speaks of (e.g. 0.3 → "At 30 % targeting depth").
+    reference : str
+        Reference run of the paired tests.  Every row of ``paired`` must have it.
+    level : float in (0, 1), default=0.95
+        Level of the intervals, for the text ("95 % CI").
+    n_splits : int, default=1
+        Number of test splits the numbers come from: more than one adds "over N repeated
+        splits (mean; intervals from the per-split bootstrap pooled)", one "on one test
+        split".
+    auuc : mapping or Series of run → AUUC, optional
+        Point estimates at ``cutoff`` (e.g. ``summary["AUUC@30%"]``), used only when
+        ``paired`` is ``None``.
+    definition : str, optional
+        Curve definition of the comparison.  When ``paired`` and ``auuc`` are both ``None``,
+        the point estimates are read from this row of ``ranks`` (its ``"AUUC <run>"``
+        columns, computed at the same cut-off).
+    n_boot : int, optional
+        Bootstrap replicates; with it a p-value of 0 is written "p < 2/B" (:func:`fmt_p`).
+
+    Returns
+    -------
+    str
+        One paragraph (no blank lines).  Per compared run:
+        "A leads B by 0.0041 AUUC (95 % CI 0.0012 to 0.0070, p = 0.004): A is better." — the
+        leader is the run with the larger AUUC, the difference and interval are leader −
+        other, and the conclusion is "<run> is better", "<run> is worse" (``<run>`` being
+        the compared run, never the reference) or "the two are not distinguishable"; an
+        undefined comparison says so.
+
+    Examples
+    --------
+    >>> paired = pd.DataFrame({"ranker": ["A"], "reference": ["B"], "cutoff": [0.3],
+    ...     "difference": [0.0041], "ci_low": [0.0012], "ci_high": [0.0070],
+    ...     "p_value": [0.004], "verdict": ["better than B at 95 %"]})
+    >>> takeaway(paired, None, cutoff=0.3, reference="B")
+    'At 30 % targeting depth, on one test split, A leads B by 0.0041 AUUC (95 % CI 0.0012 to 0.0070, p = 0.004): A is better.'
+    """
+    cutoff = check_fraction(cutoff, "cutoff")
+    level = check_level(level)
+    n_splits = check_positive_int(n_splits, "n_splits")
+    if n_boot is not None:
+        n_boot = check_positive_int(n_boot, "n_boot")
+    if not isinstance(reference, str):
+        raise ValueError(f"reference must be a run name (str); got {reference!r}.")
+    if ranks is not None and not isinstance(ranks, pd.DataFrame):
+        raise ValueError(f"ranks must be a definition_ranks() DataFrame or None; "
+                         f"got {type(ranks).__name__}.")
+    level_text = _percent(level)
+    depth = f"At {_percent(cutoff)} targeting depth"
+    runs = _ranked_runs(ranks) if ranks is not None else []
+    sentences: list[str] = []
+
+    if paired is None:
+        scope = (f"over {n_splits} repeated splits (mean)" if n_splits > 1
+                 else "on one test split")
+        sentences.append("Intervals were not computed (the paired bootstrap was not run), so "
+                         "any comparison here is by point estimates only.")
+        if auuc is None and ranks is not None and definition in ranks.index and len(runs) > 1:
+            auuc = {r: ranks.at[definition, f"AUUC {r}"] for r in runs}
+        if auuc is not None:
+            sentences.append(f"{depth}, {scope}, {_point_leader(auuc)}")
+            if len(auuc) > 1:
+                sentences.append("Whether these gaps exceed the noise is not known.")
+        elif len(runs) == 1:
+            sentences.append(f"Only one run ({runs[0]}) was compared.")
+    else:
+        if not isinstance(paired, pd.DataFrame) or not set(_PAIRED_COLUMNS) <= set(paired.columns):
+            got = (f"columns {list(paired.columns)}" if isinstance(paired, pd.DataFrame)
+                   else type(paired).__name__)
+            raise ValueError("paired must be a BootstrapResult.paired() DataFrame with columns "
+                             f"{list(_PAIRED_COLUMNS)}, or None; got {got}.")
+        scope = (f"over {n_splits} repeated splits (mean; intervals from the per-split "
+                 "bootstrap pooled)" if n_splits > 1 else "on one test split")
+        if len(paired) == 0:
+            only = f" ({runs[0]})" if len(runs) == 1 else f" ({reference})"
+            sentences.append(f"Only one run{only} was compared, so there is no pair to test.")
+        else:
+            other_refs = sorted({str(r) for r in paired["reference"]} - {reference})
+            if other_refs:
+                raise ValueError(f"paired compares against {other_refs}, not against the "
+                                 f"reference {reference!r}.")
+            cutoffs = paired["cutoff"].to_numpy(dtype=float)
+            rows = paired[np.isclose(cutoffs, cutoff)]
+            if len(rows) == 0:
+                raise ValueError(f"paired has no rows at cutoff {cutoff:g}; it holds the "
+                                 f"cut-offs {sorted(set(cutoffs.tolist()))}.")
+            for i, (_, row) in enumerate(rows.iterrows()):
+                text = _pair_sentence(row, level_text=level_text, n_boot=n_boot)
+                if i == 0:  # the first sentence continues the opening clause
+                    if text.startswith("The comparison"):
+                        text = "t" + text[1:]
+                    text = f"{depth}, {scope}, {text}"
+                sentences.append(text)
+    if ranks is not None and "winner" in ranks.columns and len(ranks) and len(runs) != 1:
+        sentences.append(definition_sentence(ranks))
+    return " ".join(sentences)

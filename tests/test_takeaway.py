@@ -1,0 +1,155 @@
+"""core.runs.takeaway: the plain-words conclusion says what the paired table and the
+definition ranks say — numbers, direction, verdict, scope — and nothing else."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.evaluation.compare import bootstrap_auuc, definition_ranks
+from core.runs.takeaway import definition_sentence, fmt_p, takeaway
+
+
+def paired_frame(rows, reference="B"):
+    """A hand-made BootstrapResult.paired() frame: rows of
+    (ranker, cutoff, difference, ci_low, ci_high, p_value, verdict)."""
+    return pd.DataFrame(
+        [{"ranker": r, "reference": reference, "cutoff": c, "difference": d, "ci_low": lo,
+          "ci_high": hi, "p_value": p, "verdict": v} for r, c, d, lo, hi, p, v in rows])
+
+
+def expected_pair(run, ref, d, lo, hi, p, conclusion):
+    """The sentence for one pair, written from the numbers by the rule of the docstring:
+    the leader is the larger AUUC, the difference and interval are leader − other."""
+    lead, other, gap, low, high = (run, ref, d, lo, hi) if d >= 0 else (ref, run, -d, -hi, -lo)
+    return (f"{lead} leads {other} by {gap:.4f} AUUC (95 % CI {low:.4f} to {high:.4f}, "
+            f"p = {p:.3f}): {conclusion}.")
+
+
+@pytest.mark.parametrize("d, lo, hi, p, conclusion", [
+    (0.0041, 0.0012, 0.0070, 0.004, "A is better"),
+    (-0.0052, -0.0081, -0.0017, 0.012, "A is worse"),
+    (0.0016, -0.0007, 0.0044, 0.2, "the two are not distinguishable"),
+    (-0.0009, -0.0031, 0.0013, 0.46, "the two are not distinguishable"),
+])
+def test_pair_sentence_numbers_and_verdict_come_from_the_frame(d, lo, hi, p, conclusion):
+    paired = paired_frame([("A", 0.3, d, lo, hi, p, "from compare")])
+    text = takeaway(paired, None, cutoff=0.3, reference="B")
+    start = "At 30 % targeting depth, on one test split, "
+    assert text == start + expected_pair("A", "B", d, lo, hi, p, conclusion)
+    if lo <= 0 <= hi:
+        assert "better" not in text and "worse" not in text
+
+
+def test_the_row_at_the_cutoff_is_used_and_every_run_gets_a_sentence():
+    rows = []
+    for cut in (0.1, 0.30000000000000004, 1.0):  # 0.1 + 0.2: matched with np.isclose
+        rows += [("A", cut, cut / 10, cut / 20, cut / 5, 0.03, "v"),
+                 ("C", cut, -cut / 10, -cut / 5, -cut / 20, 0.0004, "v")]
+    text = takeaway(paired_frame(rows), None, cutoff=0.3, reference="B", n_splits=10)
+    cut = 0.30000000000000004
+    assert text.startswith("At 30 % targeting depth, over 10 repeated splits (mean; intervals "
+                           "from the per-split bootstrap pooled), A leads B by "
+                           f"{cut / 10:.4f} AUUC (95 % CI {cut / 20:.4f} to {cut / 5:.4f}")
+    assert (f"B leads C by {cut / 10:.4f} AUUC (95 % CI {cut / 20:.4f} to {cut / 5:.4f}, "
+            "p < 0.001): C is worse.") in text
+    assert f"{0.1 / 10:.4f}" not in text and f"{1.0 / 10:.4f}" not in text
+
+
+def test_p_value_text():
+    assert fmt_p(0.0042) == "p = 0.004"
+    assert fmt_p(0.00099) == "p < 0.001"
+    assert fmt_p(0.0, n_boot=500) == f"p < {2 / 500:.3g}"  # the bootstrap's resolution
+    assert fmt_p(0.0, n_boot=5000) == "p < 0.001"
+    assert fmt_p(np.nan) == ""
+
+
+def test_undefined_and_nan_rows_are_said_to_be_undefined():
+    paired = paired_frame([("A", 0.3, np.nan, np.nan, np.nan, np.nan, "undefined"),
+                           ("C", 0.3, 0.01, np.nan, 0.02, np.nan, "undefined")])
+    text = takeaway(paired, None, cutoff=0.3, reference="B")
+    assert "the comparison of A with B is undefined" in text
+    assert "The comparison of C with B is undefined" in text
+    assert "nan" not in text and "better" not in text
+
+
+def test_a_single_run_has_no_pair():
+    rng = np.random.default_rng(0)
+    y, t = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
+    res = bootstrap_auuc(y, t, {"solo": rng.random(300)}, definition="uplift_joint_rel",
+                         n_boot=20, random_state=0)
+    ranks = definition_ranks(y, t, {"solo": rng.random(300)}, cutoff=0.3)
+    text = takeaway(res.paired(), ranks, cutoff=0.3, reference="solo")
+    assert text == "Only one run (solo) was compared, so there is no pair to test."
+
+
+def test_without_bootstrap_the_leader_is_a_point_estimate():
+    auuc = {"A": 0.0312, "B": 0.0401, "C": 0.0250}
+    text = takeaway(None, None, cutoff=0.5, reference="A", auuc=auuc, n_splits=3)
+    assert text.startswith("Intervals were not computed")
+    assert (f"At 50 % targeting depth, over 3 repeated splits (mean), B has the highest AUUC "
+            f"({auuc['B']:.4f}), ahead of A ({auuc['A']:.4f}) and C ({auuc['C']:.4f}).") in text
+    assert "better" not in text and "CI" not in text
+
+
+def test_without_bootstrap_the_point_estimates_can_come_from_the_ranks():
+    ranks = pd.DataFrame({"AUUC A": [0.02, 5.0], "AUUC B": [0.03, 4.0], "winner": ["B", "A"]},
+                         index=pd.Index(["uplift_joint_rel", "qini_joint_abs"],
+                                        name="definition"))
+    text = takeaway(None, ranks, cutoff=0.3, reference="A", definition="qini_joint_abs")
+    assert f"A has the highest AUUC ({5.0:.4f}), ahead of B ({4.0:.4f})." in text
+    assert text.endswith(definition_sentence(ranks))
+
+
+def test_definition_sentence_when_the_winner_is_the_same():
+    rng = np.random.default_rng(3)
+    n = 2000
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.1 + 0.3 * t).astype(int)
+    oracle = (2 * t - 1) * (2 * y - 1) + 0.01 * rng.random(n)  # treated responders first
+    ranks = definition_ranks(y, t, {"oracle": oracle, "noise": rng.random(n)}, cutoff=0.5)
+    assert not ranks["winner changes?"].any()
+    assert definition_sentence(ranks) == \
+        f"The winner is the same under all six definitions: {ranks['winner'].iloc[0]}."
+
+
+def test_definition_sentence_when_the_winner_changes():
+    ranks = pd.DataFrame({"winner": ["A", "B", "A", None]},
+                         index=["uplift_joint_rel", "uplift_sep_abs", "qini_sep_abs", "custom"])
+    assert definition_sentence(ranks) == (
+        "The winner depends on the definition: A under the joint relative uplift and "
+        "separate absolute Qini curves; B under the separate absolute uplift curve. "
+        "The AUUC is undefined under custom.")
+
+
+def test_takeaway_agrees_with_a_real_bootstrap():
+    rng = np.random.default_rng(1)
+    n = 3000
+    t = rng.integers(0, 2, n)
+    x = rng.normal(size=n)
+    y = (rng.random(n) < 0.1 + 0.15 * t * (x > 0)).astype(int)
+    scores = {"good": x + rng.normal(0, 0.3, n), "random": rng.random(n)}
+    res = bootstrap_auuc(y, t, scores, definition="uplift_joint_rel", cutoffs=(0.3, 1.0),
+                         n_boot=200, random_state=0)
+    paired = res.paired("random")
+    ranks = definition_ranks(y, t, scores, cutoff=0.3)
+    text = takeaway(paired, ranks, cutoff=0.3, reference="random", n_boot=200)
+    row = paired[np.isclose(paired["cutoff"], 0.3)].iloc[0]
+    assert f"good leads random by {row['difference']:.4f} AUUC" in text
+    assert f"95 % CI {row['ci_low']:.4f} to {row['ci_high']:.4f}" in text
+    assert ("good is better" in text) == (row["ci_low"] > 0)
+    assert text.endswith(definition_sentence(ranks))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"reference": "Z"}, r"paired compares against \['B'\], not against the reference 'Z'"),
+    ({"cutoff": 0.5}, r"paired has no rows at cutoff 0.5; it holds the cut-offs \[0.3\]"),
+    ({"cutoff": 0}, "cutoff must be"),
+])
+def test_bad_input_is_refused(kwargs, match):
+    paired = paired_frame([("A", 0.3, 0.01, 0.0, 0.02, 0.1, "v")])
+    with pytest.raises(ValueError, match=match):
+        takeaway(paired, None, **{"cutoff": 0.3, "reference": "B", **kwargs})
+    with pytest.raises(ValueError, match="paired must be a BootstrapResult.paired"):
+        takeaway(paired.drop(columns="verdict"), None, cutoff=0.3, reference="B")
