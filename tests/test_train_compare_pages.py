@@ -67,11 +67,13 @@ def test_train_two_models_then_compare_with_intervals():
     assert {"AUUC@30%", "AUUC@100%"} <= set(table.columns)
     assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
     assert_clean(at.select_slider(key="cmp_nboot").set_value(200).run())
-    paired = at.dataframe[0].value
-    assert {"difference", "ci_low", "ci_high", "verdict"} <= set(paired.columns)
-    intervals = at.dataframe[1].value
-    assert (intervals["ci_low"] <= intervals["auuc"]).all()
-    assert (intervals["auuc"] <= intervals["ci_high"]).all()
+    table = next(d.value for d in at.dataframe if "AUUC@30%" in d.value.columns)
+    paired = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert list(paired.columns)[:2] == ["verdict", "difference to reference"]
+    for run in table.index[:2]:  # the two runs: AUUC inside its interval (one split)
+        low, high = (float(v) for v in table.loc[run, "95 % CI @30%"].split(" to "))
+        assert low <= float(table.loc[run, "AUUC@30%"]) <= high
+    assert any("One split" in str(c.value) for c in at.caption)
 
 
 def test_cancel_a_long_job():

@@ -11,8 +11,77 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import UpliftCurves
 from core.runs.presets import run_label
 
-__all__ = ["bands_frame", "display_labels", "scores_frame", "split_curves", "test_scores",
-           "test_splits"]
+__all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
+           "paired_display",
+           "scores_frame", "split_curves", "test_scores", "test_splits"]
+
+DASH = "—"  # shown for a number that does not exist
+
+
+def fmt_number(value, digits: int = 4) -> str:
+    """A number for people: ``digits`` decimals, thousands separators, "—" when missing.
+
+    >>> fmt_number(1234.5, 1), fmt_number(float("nan")), fmt_number(None), fmt_number(0.012345)
+    ('1,234.5', '—', '—', '0.0123')
+    """
+    if value is None:
+        return DASH
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return DASH if not np.isfinite(v) else f"{v:,.{digits}f}"
+
+
+def _interval(low, high, digits: int = 4) -> str:
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        return DASH
+    return f"{fmt_number(low, digits)} to {fmt_number(high, digits)}"
+
+
+def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
+                 digits: int = 4) -> pd.DataFrame:
+    """AUUC table for the screen and the report: one row per run (baselines kept), per
+    cut-off the AUUC, its spread over splits and its bootstrap interval, as text.
+
+    ``summary`` is :func:`~core.evaluation.across_splits.auuc_over_splits`' first frame
+    (columns ``AUUC@c`` and ``sd@c``); ``boot`` is
+    :meth:`~core.evaluation.compare.BootstrapResult.table` (``ranker``, ``cutoff``,
+    ``ci_low``, ``ci_high``) or ``None``.  With several splits a cell reads
+    ``"0.0291 ± 0.0010"`` (mean ± sd over splits); the interval column ``"95 % CI @c"``
+    appears only with ``boot`` ("—" for the baselines, which are not resampled).
+    """
+    n_splits = summary.attrs.get("n_splits", 1)
+    cols = [c for c in summary.columns if c.startswith("AUUC@")]
+    out = pd.DataFrame(index=summary.index.copy())
+    out.index.name = "run"
+    for col in cols:
+        cut = col[len("AUUC@"):]
+        sd = summary.get(f"sd@{cut}")
+        out[col] = [fmt_number(m, digits) + (f" ± {fmt_number(e, digits)}" if n_splits > 1
+                                             else "")
+                    for m, e in zip(summary[col], sd if sd is not None else [None] * len(out))]
+        if boot is not None:
+            cut_value = float(cut.rstrip("%")) / 100
+            part = boot[np.isclose(boot["cutoff"], cut_value)].set_index("ranker")
+            out[f"95 % CI @{cut}"] = [
+                _interval(part.at[r, "ci_low"], part.at[r, "ci_high"], digits)
+                if r in part.index else DASH for r in out.index]
+    return out
+
+
+def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4) -> pd.DataFrame:
+    """The paired tests at one cut-off for people: run as the index, the verdict first,
+    then the AUUC difference to the reference, its interval and the p-value."""
+    part = paired[np.isclose(paired["cutoff"], cutoff)]
+    out = pd.DataFrame({
+        "verdict": part["verdict"].to_numpy(),
+        "difference to reference": [fmt_number(v, digits) for v in part["difference"]],
+        "95 % CI": [_interval(lo, hi, digits) for lo, hi in zip(part["ci_low"],
+                                                              part["ci_high"])],
+        "p-value": ["< 0.001" if p < 0.001 else fmt_number(p, 3) for p in part["p_value"]],
+    }, index=pd.Index(part["ranker"].to_numpy(), name="run"))
+    return out
 
 
 def display_labels(runs: Sequence) -> dict[str, str]:
@@ -109,3 +178,36 @@ def bands_frame(bands: dict) -> pd.DataFrame:
     return pd.concat([pd.DataFrame({"run": name, "fraction": x, "low": lo, "mean": mid,
                                     "high": hi}) for name, (x, lo, mid, hi) in bands.items()],
                      ignore_index=True)
+
+
+def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
+    """Best targeting depth per run for people, from
+    :meth:`~core.evaluation.across_splits.DepthResult.summary`: depth, rows, profit with its
+    interval, the interval of the best depth, the equivalent range and everyone-treated."""
+    def pct(v):
+        return DASH if v is None or not np.isfinite(v) else f"{v:.1%}".replace(".0%", "%")
+
+    def get(row, col):
+        value = row.get(col)
+        return None if value is None or (isinstance(value, float) and np.isnan(value)) \
+            else value
+
+    rows = {}
+    for name, row in summary.iterrows():
+        rows[name] = {
+            "best depth": pct(get(row, "best_fraction")),
+            "rows targeted": fmt_number(get(row, "best_targeted"), 0),
+            "profit at best depth": fmt_number(get(row, "best_profit"), 2),
+            "95 % CI of that profit": _interval(get(row, "profit_low"),
+                                                get(row, "profit_high"), 2),
+            "best depth, 95 % interval": (
+                f"{pct(get(row, 'depth_low'))} to {pct(get(row, 'depth_high'))}"
+                if get(row, "depth_low") is not None else DASH),
+            "statistically equivalent depths": (
+                f"{pct(get(row, 'equivalent_low'))} to {pct(get(row, 'equivalent_high'))}"
+                if get(row, "equivalent_low") is not None else DASH),
+            "profit if everyone is treated": fmt_number(get(row, "profit_all"), 2),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "run"
+    return out

@@ -1,0 +1,130 @@
+"""The Compare page with runs trained on 3 repeated splits: every number is over all splits.
+
+Two quick models are trained in the background through the Train page; the page's tables are
+then checked against values recomputed here from the stored per-split test scores
+(``core.evaluation.curves.auuc`` per split, then mean and sd with the ``statistics`` module).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _apptest import assert_clean
+from streamlit.testing.v1 import AppTest
+from test_train_compare_pages import small_world, wait_for
+
+from core.evaluation.curves import DEFINITIONS, auuc
+from core.runs.store import RunStore
+from core.runs.views import display_labels
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+DEFINITION = "uplift_sep_rel"
+MODELS = ["LambdaMART uplift (Devriendt et al. 2020)", "Flipped label (Lai 2006)"]
+
+
+@pytest.fixture(scope="module")
+def compare_page(tmp_path_factory):
+    """An AppTest on the Compare page after training two models with 3 repeated splits."""
+    runs_dir = tmp_path_factory.mktemp("runs3")
+    old = os.environ.get("UPRANK_RUNS_DIR")
+    os.environ["UPRANK_RUNS_DIR"] = str(runs_dir)
+    try:
+        at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+        assert_clean(at.switch_page("pages/train.py").run())
+        at.multiselect(key="train_models").set_value(MODELS)
+        assert_clean(at.radio(key="train_scheme").set_value("repeated").run())
+        at.number_input(key="train_repeats").set_value(3)
+        assert_clean(at.button(key="train_go").click().run())
+        wait_for(at, ("done",), timeout=240)
+        assert_clean(at.switch_page("pages/compare.py").run())
+        runs = RunStore(runs_dir).list()
+        assert len(runs) == 2 and all(run.n_splits == 3 for run in runs)
+        yield at, runs, runs_dir
+    finally:
+        if old is None:
+            os.environ.pop("UPRANK_RUNS_DIR", None)
+        else:
+            os.environ["UPRANK_RUNS_DIR"] = old
+
+
+@pytest.fixture
+def page(compare_page, monkeypatch):
+    """The trained page, with the runs directory set again after conftest's isolation."""
+    at, runs, runs_dir = compare_page
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(runs_dir))
+    return at, runs
+
+
+def _per_split(run, cutoff, definition=DEFINITION):
+    return [auuc(s.y, s.t, s.score, definition=definition, cutoff=cutoff)
+            for s in run.all_scores()]
+
+
+#: How each table of the page is recognised (AppTest does not expose a dataframe's key).
+_TABLES = {"cmp_table": "AUUC@30%", "cmp_paired": "verdict", "cmp_ranks": "winner",
+           "cmp_summary": "best depth"}
+
+
+def _frame(at, key):
+    frames = [d.value for d in at.dataframe if _TABLES[key] in d.value.columns]
+    assert len(frames) == 1, f"{key}: {len(frames)} tables with column {_TABLES[key]!r}"
+    return frames[0]
+
+
+def test_auuc_table_is_mean_and_sd_over_the_three_splits(page):
+    at, runs = page
+    labels = display_labels(runs)
+    table = _frame(at, "cmp_table")
+    for run in runs:
+        for cut in (0.1, 0.3, 1.0):
+            values = _per_split(run, cut)
+            expected = f"{statistics.mean(values):,.4f} ± {statistics.stdev(values):,.4f}"
+            assert table.loc[labels[run.run_id], f"AUUC@{cut:.0%}"] == expected
+    # the baselines stay visible, and the caption says how the numbers were pooled
+    assert {"Random targeting", "Perfect (oracle)"} <= set(table.index)
+    assert any("Over 3 repeated splits: mean ± sd" in str(c.value) for c in at.caption)
+
+
+def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
+    at, runs = page
+    labels = display_labels(runs)
+    # the reference run is preselected: the first chosen run
+    assert at.selectbox(key="cmp_ref").value == at.multiselect(key="cmp_runs").value[0]
+    assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    assert_clean(at.select_slider(key="cmp_nboot").set_value(200).run())
+    paired = _frame(at, "cmp_paired")
+    assert list(paired.columns)[0] == "verdict"
+    reference = labels[at.selectbox(key="cmp_ref").value]
+    other = next(lbl for lbl in labels.values() if lbl != reference)
+    assert list(paired.index) == [other]
+    # the difference shown is the mean over splits of the per-split AUUC differences at 30 %
+    by_label = {labels[r.run_id]: r for r in runs}
+    diff = np.mean(np.subtract(_per_split(by_label[other], 0.3),
+                               _per_split(by_label[reference], 0.3)))
+    assert paired.loc[other, "difference to reference"] == f"{diff:,.4f}"
+    low, high = (float(x.replace(",", "")) for x in paired.loc[other, "95 % CI"].split(" to "))
+    assert low <= diff <= high
+    assert any("pool the paired bootstrap of each split" in str(c.value) for c in at.caption)
+    table = _frame(at, "cmp_table")
+    assert table.loc["Random targeting", "95 % CI @30%"] == "—"
+    assert_clean(at.toggle(key="cmp_boot").set_value(False).run())
+
+
+def test_definition_ranks_profit_and_deciles_use_every_split(page):
+    at, runs = page
+    labels = display_labels(runs)
+    ranks = _frame(at, "cmp_ranks")
+    for run in runs:
+        for name, d in DEFINITIONS.items():
+            expected = np.mean(_per_split(run, 0.3, definition=name))
+            assert ranks.loc[d.label, f"AUUC {labels[run.run_id]}"] == pytest.approx(expected)
+    summary = _frame(at, "cmp_summary")
+    assert set(summary.index) == set(labels.values())
+    assert {"best depth", "statistically equivalent depths"} <= set(summary.columns)
+    verdicts = [str(m.value) for m in (*at.info, *at.success) if "depth" in str(m.value)]
+    assert len(verdicts) == len(runs)
+    assert any("min–max over 3 splits" in str(c.value) for c in at.caption)

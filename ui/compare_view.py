@@ -1,0 +1,87 @@
+"""Cached computations of the Compare page: every number over all test splits of the chosen
+runs (:mod:`core.evaluation.across_splits`).  Keys are the run ids and settings; the split
+arrays are passed unhashed (``_splits``) because the run ids already identify them."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.evaluation import across_splits as over
+from core.evaluation import compare
+from core.evaluation.targeting import treatment_balance_along_ranking
+from core.runs.views import split_curves
+
+
+@st.cache_data(show_spinner="Computing AUUC on every split…", max_entries=64)
+def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
+    return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
+
+
+@st.cache_data(show_spinner="Bootstrapping the test rows of every split…", max_entries=32)
+def bootstrap(ids: tuple, _splits, definition: str, cutoffs: tuple, n_boot: int,
+              reference: str):
+    res = over.bootstrap_over_splits(_splits, definition=definition, cutoffs=cutoffs,
+                                     n_boot=n_boot, random_state=0, reference=reference)
+    return res.table(), res.paired(reference)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def bands(ids: tuple, _runs: list, definition: str, kind: str):
+    return [compare.band(split_curves(run, definition), kind=kind) for run in _runs]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def definition_ranks(ids: tuple, _splits, cutoff: float):
+    return over.definition_ranks_over_splits(_splits, cutoff=cutoff)
+
+
+@st.cache_data(show_spinner="Bootstrapping the profit curve of every split…", max_entries=32)
+def profit(ids: tuple, _splits, cost: float, econ_key: tuple, value_per_response):
+    res = over.profit_over_splits(_splits, cost_per_treatment=cost,
+                                  value_per_response=value_per_response, random_state=0)
+    return res.curves(), res.summary(), res.band_note()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def deciles(ids: tuple, _splits, label: str):
+    table = over.deciles_over_splits(_splits, label)
+    imbalanced = any(treatment_balance_along_ranking(s.t, s.scores[label])["imbalanced"].any()
+                     for s in _splits)
+    return table, table.attrs["interval"], imbalanced
+
+
+def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cuts, summary,
+                   reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500):
+    """A zero-argument callable building the HTML report (run only when the download is
+    clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
+    the dataset summary with its SRM test, readable configurations and the takeaway."""
+    from core.data import hygiene
+    from core.evaluation.across_splits import pooling_note
+    from core.evaluation.curves import DEFINITIONS
+    from core.runs.report import comparison_report, config_table, takeaway
+    from core.runs.views import auuc_display, depth_display
+    from ui.charts import decile_figure
+
+    def build() -> bytes:
+        ids = tuple(chosen)
+        boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
+        decile_parts = []
+        for rid in chosen:
+            table, interval, _ = deciles(ids, splits, labels[rid])
+            decile_parts.append((labels[rid], decile_figure(
+                table, title=labels[rid], note=interval, color=colors[labels[rid]])))
+        n_splits = len(splits)
+        text = takeaway(paired, ranks, cutoff=cutoff, reference=labels[reference],
+                        n_splits=n_splits, definition=definition, n_boot=n_boot)
+        html = comparison_report(
+            f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
+            srm=hygiene.srm_test(data.t), figures=figures,
+            auuc=auuc_display(summary, boot), paired=paired, ranks=ranks,
+            depth=depth_display(depth), deciles=decile_parts,
+            configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen}),
+            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}.",
+                   "auuc": pooling_note(n_splits, bootstrap=True)},
+            cutoff=cutoff, n_boot=n_boot, generated_at=generated_at)
+        return html.encode("utf-8")
+
+    return build
