@@ -1,6 +1,16 @@
-"""Plotly figures drawn from the tidy tables of ``core`` (compute arrays, then draw)."""
+"""Plotly figures drawn from the tidy tables of ``core`` (compute arrays, then draw).
+
+Words a stakeholder reads: definitions by their plain name with the id small
+(:func:`definition_title`), axis titles with units, long run names shortened in legends
+(:func:`short_name`) with the full name in the hover, and one colour per run that stays the
+same whichever runs are shown (:func:`run_colors`).  Random/Perfect baselines are always
+grey dashed / black dotted.
+"""
 
 from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -10,8 +20,26 @@ from plotly.subplots import make_subplots
 from core.evaluation.curve_tables import PERFECT, RANDOM
 from core.evaluation.curves import DEFINITIONS
 
+__all__ = [
+    "PALETTE", "band_figure", "curve_figure", "decile_figure", "definition_title",
+    "definitions_grid", "profit_figure", "run_colors", "short_name", "short_names",
+]
+
+#: Paul Tol's colour-blind-safe "muted" scheme (9 colours) plus Okabe & Ito's orange; no
+#: grey or black, which belong to the Random and Perfect baselines.
+PALETTE: tuple[str, ...] = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
+                            "#CC6677", "#882255", "#AA4499", "#E69F00")
 _BASELINE_STYLE = {RANDOM: dict(dash="dash", color="grey"),
                    PERFECT: dict(dash="dot", color="black")}
+_SHARE_AXIS = "share targeted (%)"
+_MARGIN = dict(l=10, r=10, t=60, b=10)
+
+
+# ------------------------------------------------------------------------ words
+def definition_title(definition: str) -> str:
+    """Plain-words name of a definition with its id small and grey (plotly title HTML)."""
+    return (f"{DEFINITIONS[definition].title} "
+            f"<span style='font-size:0.75em;color:grey'>({definition})</span>")
 
 
 def _value_label(definition: str) -> str:
@@ -20,113 +48,351 @@ def _value_label(definition: str) -> str:
     return f"{d.kind.capitalize()} value V ({unit})"
 
 
+def _value_format(definition: str) -> str:
+    """d3 format of a curve value: shares of an arm with 5 decimals, responders with 1."""
+    return ".5f" if DEFINITIONS[definition].units == "relative" else ",.1f"
+
+
+def _snap_head(label: str, n: int) -> str:
+    head = label[:n]
+    if n < len(label) and label[n] != " ":
+        cut = head.rfind(" ")
+        if cut >= 0.6 * n:
+            head = head[:cut]
+    return head.rstrip(" ·,;:-(")
+
+
+def _snap_tail(label: str, n: int) -> str:
+    if n <= 0:
+        return ""
+    start = len(label) - n
+    tail = label[start:]
+    if label[start - 1] != " ":
+        cut = tail.find(" ")
+        if 0 <= cut <= 0.4 * n:
+            tail = tail[cut + 1:]
+    return tail.lstrip(" ·,;:-)")
+
+
+def short_name(label: str, max_len: int = 32, *, tail: float = 0.0) -> str:
+    """``label`` cut to at most ``max_len`` characters with an ellipsis, for legends.
+
+    A label that fits is returned unchanged.  Otherwise the start (and, with ``tail`` > 0,
+    that share of the room from the end) is kept, cut at a word boundary where one is near:
+    ``"LambdaMART-PCG@30% (joint, rel) · 500 trees · 5 splits · seed 0"`` →
+    ``"LambdaMART-PCG@30% (joint, rel)…"``.  :func:`short_names` keeps a set unique.
+
+    Parameters
+    ----------
+    label : str
+    max_len : int, default=32
+        At least 8.
+    tail : float in [0, 1), default=0.0
+        Share of the room kept from the end of the label (``1/3``: an ellipsis in the middle
+        that keeps, e.g., the ``"#1a2b3c"`` that tells two like-named runs apart).
+
+    Examples
+    --------
+    >>> short_name("Random targeting")
+    'Random targeting'
+    >>> short_name("LambdaMART-PCG@30% (joint, rel) · 500 trees · 5 splits · seed 0")
+    'LambdaMART-PCG@30% (joint, rel)…'
+    >>> short_name("LambdaMART-PCG@30% (joint, rel) · 500 trees · seed 0 · #1a2b3c", tail=1/3)
+    'LambdaMART-PCG@30% … #1a2b3c'
+    """
+    label = str(label)
+    if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 8:
+        raise ValueError(f"max_len must be an integer of at least 8; got {max_len!r}.")
+    if not 0 <= tail < 1:
+        raise ValueError(f"tail must be a share in [0, 1); got {tail!r}.")
+    if len(label) <= max_len:
+        return label
+    room = max_len - 1
+    n_tail = round(room * tail)
+    head, end = _snap_head(label, room - n_tail), _snap_tail(label, n_tail)
+    if not end:
+        return head + "…"
+    sep = " … " if len(head) + len(end) + 3 <= max_len else "…"
+    return head + sep + end
+
+
+def short_names(labels: Iterable[str], max_len: int = 32) -> dict[str, str]:
+    """Label → :func:`short_name`, distinct within ``labels`` where possible.
+
+    Labels whose short names coincide are cut again with more of their end kept (a third,
+    then two thirds of the room); any still equal get ``" (2)"``, ``" (3)"``, … .
+    """
+    labels = list(dict.fromkeys(str(label) for label in labels))
+    out = {label: short_name(label, max_len) for label in labels}
+    for tail in (1 / 3, 2 / 3):
+        clash = _clashes(out)
+        if not clash:
+            return out
+        out.update({label: short_name(label, max_len, tail=tail) for label in clash})
+    seen: dict[str, int] = {}
+    for label in labels:
+        short = out[label]
+        seen[short] = seen.get(short, 0) + 1
+        if seen[short] > 1:
+            suffix = f" ({seen[short]})"
+            out[label] = short_name(label, max_len - len(suffix), tail=1 / 3) + suffix
+    return out
+
+
+def _clashes(shorts: Mapping[str, str]) -> set[str]:
+    count: dict[str, int] = {}
+    for s in shorts.values():
+        count[s] = count.get(s, 0) + 1
+    return {label for label, s in shorts.items() if count[s] > 1}
+
+
+# ----------------------------------------------------------------------- colours
+def _digest(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def _assign(keys: Iterable[str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """Each key its hashed palette colour; a key whose colour is taken (by ``taken`` or a key
+    earlier in hash order) gets the next least-used colour after it."""
+    used = {c: 0 for c in PALETTE}
+    for c in taken:
+        if c in used:
+            used[c] += 1
+    out = {}
+    for key in sorted(dict.fromkeys(keys), key=lambda k: (_digest(k), k)):
+        start = _digest(key) % len(PALETTE)
+        order = [PALETTE[(start + i) % len(PALETTE)] for i in range(len(PALETTE))]
+        color = min(order, key=lambda c: used[c])  # first of the least used, from start
+        used[color] += 1
+        out[key] = color
+    return out
+
+
+def run_colors(run_ids: Sequence[str]) -> dict[str, str]:
+    """Run id → a colour of :data:`PALETTE` that does not depend on the other runs shown.
+
+    Each id hashes (BLAKE2b, not Python's salted ``hash``) to a palette colour, so a run keeps
+    its colour whichever subset of runs is selected and in any order.  Two ids of the set that
+    hash to the same colour are resolved in hash order: the later one takes the next free
+    colour, so up to ``len(PALETTE)`` runs never share one (more reuse the least-used).
+
+    Examples
+    --------
+    >>> run_colors(["run-a", "run-b"])["run-a"] == run_colors(["run-b", "run-a"])["run-a"]
+    True
+    >>> len(set(run_colors([f"run-{i}" for i in range(10)]).values()))
+    10
+    """
+    keys = [str(r) for r in run_ids]
+    colors = _assign(keys)
+    return {k: colors[k] for k in keys}
+
+
+def _rgba(color: str, alpha: float) -> str:
+    if color.startswith("#") and len(color) == 7:
+        r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+        return f"rgba({r},{g},{b},{alpha})"
+    return color
+
+
+def _names_and_colors(names: Sequence[str], colors: Mapping[str, str] | None,
+                      max_len: int = 32) -> tuple[dict[str, str], dict[str, str]]:
+    """Legend name and colour of every name; baselines keep their own style."""
+    colors = dict(colors or {})
+    runs = [n for n in names if n not in _BASELINE_STYLE]
+    missing = [n for n in runs if n not in colors]
+    given = {n: colors[n] for n in runs if n in colors}
+    given.update(_assign(missing, taken=given.values()))
+    for b, style in _BASELINE_STYLE.items():
+        given[b] = style["color"]
+    return short_names(names, max_len), given
+
+
+def _line(name: str, color: str, width: float = 2) -> dict:
+    return dict(_BASELINE_STYLE.get(name, dict(color=color, width=width)))
+
+
+# ----------------------------------------------------------------------- figures
 def curve_figure(frame: pd.DataFrame, *, definition: str, x: str = "fraction",
-                 cutoff: float | None = None, title: str | None = None) -> go.Figure:
-    """Lines of ``value`` against ``x`` per ranker, baselines dashed, cut-off marked."""
+                 cutoff: float | None = None, title: str | None = None,
+                 colors: Mapping[str, str] | None = None) -> go.Figure:
+    """Lines of ``value`` against ``x`` per ranker, baselines dashed, cut-off marked.
+
+    ``colors`` maps a ranker name to its colour (default: hashed, :func:`run_colors`); the
+    legend shows :func:`short_names`, the hover the full name.
+    """
+    names = [str(n) for n in frame["ranker"].unique()]
+    legend, palette = _names_and_colors(names, colors)
     fig = go.Figure()
     for name, part in frame.groupby("ranker", sort=False):
-        fig.add_trace(go.Scatter(x=part[x], y=part["value"], mode="lines", name=str(name),
-                                 line=_BASELINE_STYLE.get(name, {})))
+        name = str(name)
+        fig.add_trace(go.Scatter(
+            x=part[x], y=part["value"], mode="lines", name=legend[name], legendgroup=name,
+            meta=[name], line=_line(name, palette[name]),
+            hovertemplate=f"%{{meta[0]}}: %{{y:{_value_format(definition)}}}<extra></extra>"))
     if cutoff is not None:
         pos = cutoff if x == "fraction" else cutoff * frame["targeted"].max()
         fig.add_vline(x=pos, line=dict(color="firebrick", width=1, dash="dot"),
                       annotation_text=f"cut-off {cutoff:.0%}", annotation_position="top left")
     fig.update_layout(
-        title=title or f"{definition}", height=460, margin=dict(l=10, r=10, t=50, b=10),
-        xaxis_title="fraction targeted" if x == "fraction" else "rows targeted",
+        title=title or definition_title(definition), height=460, margin=_MARGIN,
+        xaxis_title=_SHARE_AXIS if x == "fraction" else "rows targeted (count)",
         yaxis_title=_value_label(definition), legend=dict(orientation="h", y=-0.18),
         hovermode="x unified",
     )
-    if x == "fraction":
-        fig.update_xaxes(tickformat=".0%")
+    fig.update_xaxes(tickformat=".0%" if x == "fraction" else ",",
+                     hoverformat=".1%" if x == "fraction" else ",")
     return fig
 
 
 def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 3) -> go.Figure:
     """One panel per definition; one line per scenario (column ``ranker``), baselines dashed.
 
-    ``frames`` maps definition → tidy frame with a ``scenario`` column.
+    ``frames`` maps definition → tidy frame with a ``scenario`` column.  Each panel is titled
+    with the definition's plain name (id small) and has its own axis titles: x the share
+    targeted, y the value in the definition's unit (share of arm or responders).
     """
     names = list(frames)
     rows = -(-len(names) // cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names,
-                        horizontal_spacing=0.06, vertical_spacing=0.12)
-    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[definition_title(n) for n in names],
+                        horizontal_spacing=0.08, vertical_spacing=0.2)
+    scenarios = list(dict.fromkeys(s for f in frames.values() for s in f["scenario"]))
+    palette = {s: PALETTE[(2 * j) % len(PALETTE)] for j, s in enumerate(scenarios)}
     for i, name in enumerate(names):
         r, c = divmod(i, cols)
-        for j, (scenario, part) in enumerate(frames[name].groupby("scenario", sort=False)):
+        for scenario, part in frames[name].groupby("scenario", sort=False):
             for ranker, line in part.groupby("ranker", sort=False):
                 baseline = ranker == RANDOM
+                label = f"{scenario}" + (" (random)" if baseline else "")
                 fig.add_trace(go.Scatter(
-                    x=line["fraction"], y=line["value"], mode="lines",
-                    name=f"{scenario}" + (" (random)" if baseline else ""),
-                    legendgroup=str(scenario), showlegend=(i == 0),
-                    line=dict(color=palette[j % len(palette)], dash="dash" if baseline else None,
+                    x=line["fraction"], y=line["value"], mode="lines", name=label,
+                    legendgroup=label, showlegend=(i == 0), meta=[label],
+                    hovertemplate=f"%{{meta[0]}}<br>%{{x:.0%}} targeted: "
+                                  f"%{{y:{_value_format(name)}}}<extra></extra>",
+                    line=dict(color=palette[scenario], dash="dash" if baseline else None,
                               width=1 if baseline else 2),
                 ), row=r + 1, col=c + 1)
-    fig.update_xaxes(tickformat=".0%")
-    fig.update_layout(height=330 * rows, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", y=-0.08))
+        fig.update_xaxes(title_text=_SHARE_AXIS, row=r + 1, col=c + 1)
+        fig.update_yaxes(title_text=_value_label(name), row=r + 1, col=c + 1)
+    fig.update_xaxes(tickformat=".0%", title_font_size=11)
+    fig.update_yaxes(title_font_size=11)
+    fig.update_annotations(font_size=13)
+    fig.update_layout(height=360 * rows, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=-0.12,
+                                  title_text="Arm split (|T| treated, |C| control rows): "))
     return fig
-
-_PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
-                title: str | None = None) -> go.Figure:
-    """Mean curve per run with its band across splits (``bands``: label → (x, low, mid, high))."""
+                title: str | None = None, colors: Mapping[str, str] | None = None
+                ) -> go.Figure:
+    """Mean curve per run with its band across splits (``bands``: label → (x, low, mid, high)).
+
+    ``colors`` maps a label to its colour (:func:`run_colors`); the legend shows
+    :func:`short_names`, the hover the full label.
+    """
+    legend, palette = _names_and_colors([str(n) for n in bands], colors)
     fig = go.Figure()
-    for i, (name, (x, low, mid, high)) in enumerate(bands.items()):
-        color = _PALETTE[i % len(_PALETTE)]
-        if not (low == high).all():
+    for name, (x, low, mid, high) in bands.items():
+        name = str(name)
+        color = palette[name]
+        x, low, mid, high = (np.asarray(a, dtype=float) for a in (x, low, mid, high))
+        if not np.array_equal(low, high, equal_nan=True):
             fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
                                      y=np.concatenate([high, low[::-1]]), fill="toself",
                                      fillcolor=_rgba(color, 0.15), line=dict(width=0),
                                      hoverinfo="skip", showlegend=False, legendgroup=name))
-        fig.add_trace(go.Scatter(x=x, y=mid, mode="lines", name=name, legendgroup=name,
-                                 line=dict(color=color)))
+        fig.add_trace(go.Scatter(
+            x=x, y=mid, mode="lines", name=legend[name], legendgroup=name, meta=[name],
+            line=_line(name, color),
+            hovertemplate=f"%{{meta[0]}}<br>%{{x:.0%}} targeted: "
+                          f"%{{y:{_value_format(definition)}}}<extra></extra>"))
     if cutoff is not None:
         fig.add_vline(x=cutoff, line=dict(color="firebrick", width=1, dash="dot"))
-    fig.update_layout(title=title or f"Test-set curves — {definition}", height=440,
-                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="fraction targeted",
+    fig.update_layout(title=title or f"Test-set curves — {definition_title(definition)}",
+                      height=440, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title=_value_label(definition), legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(tickformat=".0%")
     return fig
 
 
-def profit_figure(frames: dict) -> go.Figure:
-    """Incremental profit against targeting depth, one line per run, best depth marked."""
+def profit_figure(frames: dict, *, colors: Mapping[str, str] | None = None,
+                  equivalent: Mapping[str, tuple[float, float]] | None = None,
+                  title: str = "Incremental profit vs targeting depth") -> go.Figure:
+    """Incremental profit against targeting depth, one line per run, best depth marked.
+
+    ``frames`` maps a run label to a frame with ``fraction`` and ``profit`` (the mean) and,
+    optionally, ``low``/``high``: drawn as a shaded band.  ``equivalent`` maps a label to
+    ``(lo_fraction, hi_fraction)``, the depths whose profit is equivalent to the best: drawn
+    as a thick translucent segment at the best profit.  ``colors`` as in :func:`band_figure`.
+    """
+    legend, palette = _names_and_colors([str(n) for n in frames], colors)
+    equivalent = equivalent or {}
     fig = go.Figure()
-    for i, (name, frame) in enumerate(frames.items()):
-        color = _PALETTE[i % len(_PALETTE)]
-        fig.add_trace(go.Scatter(x=frame["fraction"], y=frame["profit"], mode="lines",
-                                 name=name, line=dict(color=color)))
-        best = frame["profit"].idxmax()
-        fig.add_trace(go.Scatter(x=[frame.loc[best, "fraction"]], y=[frame.loc[best, "profit"]],
-                                 mode="markers", marker=dict(color=color, size=9),
-                                 showlegend=False, hovertemplate="best depth %{x:.1%}: %{y:,.2f}"))
+    for name, frame in frames.items():
+        name = str(name)
+        color = palette[name]
+        if {"low", "high"} <= set(frame.columns):
+            band = frame.dropna(subset=["low", "high"])
+            if len(band) and not np.allclose(band["low"], band["high"]):
+                fig.add_trace(go.Scatter(
+                    x=np.concatenate([band["fraction"], band["fraction"][::-1]]),
+                    y=np.concatenate([band["high"], band["low"][::-1]]), fill="toself",
+                    fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
+                    showlegend=False, legendgroup=name))
+        fig.add_trace(go.Scatter(
+            x=frame["fraction"], y=frame["profit"], mode="lines", name=legend[name],
+            legendgroup=name, meta=[name], line=_line(name, color),
+            hovertemplate="%{meta[0]}<br>%{x:.1%} targeted: profit %{y:,.2f}<extra></extra>"))
+        if frame["profit"].notna().any():
+            best = frame["profit"].idxmax()
+            bx, by = frame.loc[best, "fraction"], frame.loc[best, "profit"]
+            lo_hi = equivalent.get(name)
+            if lo_hi is not None and np.all(np.isfinite(np.asarray(lo_hi, dtype=float))):
+                lo, hi = (float(v) for v in lo_hi)
+                fig.add_trace(go.Scatter(
+                    x=[lo, hi], y=[by, by], mode="lines", legendgroup=name, showlegend=False,
+                    line=dict(color=_rgba(color, 0.35), width=12), meta=[name, lo, hi],
+                    hovertemplate="%{meta[0]}<br>equivalent depths "
+                                  "%{meta[1]:.0%}–%{meta[2]:.0%}<extra></extra>"))
+            fig.add_trace(go.Scatter(
+                x=[bx], y=[by], mode="markers", marker=dict(color=color, size=9),
+                legendgroup=name, showlegend=False, meta=[name],
+                hovertemplate="%{meta[0]}<br>best depth %{x:.1%}: profit %{y:,.2f}"
+                              "<extra></extra>"))
     fig.add_hline(y=0, line=dict(color="grey", width=1))
-    fig.update_layout(title="Incremental profit vs targeting depth", height=400,
-                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="fraction targeted",
-                      yaxis_title="incremental profit", legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(title=title, height=400, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
+                      yaxis_title="incremental profit (value units)",
+                      legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=",")
     return fig
 
 
-def decile_figure(table, *, title: str) -> go.Figure:
-    """Uplift per score decile with its 95 % interval (decile 1 = highest scores)."""
-    low, high = "ci_low", "ci_high"
-    fig = go.Figure(go.Bar(x=table["bin"].astype(str), y=table["uplift"],
-                           error_y=dict(type="data", symmetric=False,
-                                        array=table[high] - table["uplift"],
-                                        arrayminus=table["uplift"] - table[low])))
-    fig.update_layout(title=title, height=360, margin=dict(l=10, r=10, t=50, b=10),
+def decile_figure(table, *, title: str, note: str | None = None,
+                  color: str | None = None) -> go.Figure:
+    """Uplift per score decile with error bars (decile 1 = highest scores).
+
+    Bars span ``low``/``high`` when the table has them (e.g. min–max over splits), else the
+    interval ``ci_low``/``ci_high`` of :func:`core.evaluation.targeting.uplift_by_decile`.
+    ``note`` (default ``table.attrs["interval"]``) is the subtitle; one that does not mention
+    the bars is read as their description (``"bars: <note>"``).
+    """
+    low, high = ("low", "high") if {"low", "high"} <= set(table.columns) else ("ci_low", "ci_high")
+    note = note if note is not None else table.attrs.get("interval", "confidence interval")
+    subtitle = note if "bar" in note.lower() else f"bars: {note}"
+    custom = np.column_stack([table[low], table[high],
+                              table["n"] if "n" in table.columns else np.full(len(table), np.nan)])
+    fig = go.Figure(go.Bar(
+        x=table["bin"].astype(str), y=table["uplift"], marker_color=color or PALETTE[0],
+        customdata=custom, name="uplift",
+        hovertemplate="decile %{x}: uplift %{y:.2%}<br>bar %{customdata[0]:.2%} to "
+                      "%{customdata[1]:.2%}<br>rows %{customdata[2]:,.0f}<extra></extra>",
+        error_y=dict(type="data", symmetric=False, array=table[high] - table["uplift"],
+                     arrayminus=table["uplift"] - table[low])))
+    fig.update_layout(title=dict(text=title, subtitle=dict(text=subtitle)), height=380,
+                      margin=dict(l=10, r=10, t=70, b=10),
                       xaxis_title="score decile (1 = targeted first)",
-                      yaxis_title="uplift (response T − C)")
+                      yaxis_title="uplift: response rate T − C (%-points)")
     fig.update_yaxes(tickformat=".1%")
     return fig
