@@ -18,6 +18,9 @@ navigation = st.navigation(
             st.Page("pages/definitions.py", title="Definitions", icon=":material/compare:"),
             st.Page("pages/interleaving.py", title="Interleaving", icon=":material/shuffle:"),
         ],
+        "Help": [
+            st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:"),
+        ],
     }
 )
 navigation.run()

@@ -15,6 +15,7 @@ from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from ui import common
 from ui.charts import curve_figure
+from ui.glossary import GLOSSARY
 
 
 @st.cache_data(show_spinner="Computing curves…", max_entries=64)
@@ -36,22 +37,29 @@ common.dataset_caption(data)
 options = common.score_names(data)
 left, right = st.columns([2, 1])
 rankers = left.multiselect("Rankers (score columns, higher = target first)", options,
-                           default=options[:1], key="curves_rankers")
+                           default=options[:1], key="curves_rankers", help=GLOSSARY["Ranker"])
 definition = right.selectbox("Curve definition", list(DEFINITIONS), key="curves_definition",
-                             help="The six definitions of Devriendt et al. (2020), Table 2.")
+                             format_func=lambda name: DEFINITIONS[name].label,
+                             help=GLOSSARY["Definition"])
 d = DEFINITIONS[definition]
 right.latex(d.formula)
-right.caption(f"{d.setting.capitalize()} ranking · {d.units} units — {d.summary}")
+unit = "share of each arm" if d.units == "relative" else "number of responders"
+right.caption(f"{d.setting.capitalize()} ranking · {d.units} units (curve in {unit}) — "
+              f"{d.summary}")
 
 c1, c2, c3, c4 = st.columns(4)
-show_random = c1.toggle("Random targeting", value=True, key="curves_random")
-show_perfect = c1.toggle("Perfect (oracle)", value=False, key="curves_perfect")
+show_random = c1.toggle("Random targeting", value=True, key="curves_random",
+                        help=GLOSSARY["Random / Perfect"])
+show_perfect = c1.toggle("Perfect (oracle)", value=False, key="curves_perfect",
+                         help=GLOSSARY["Random / Perfect"])
 x_axis = c2.radio("x-axis", ["fraction", "targeted"], key="curves_x",
-                  format_func={"fraction": "fraction targeted", "targeted": "rows targeted"}.get)
+                  format_func={"fraction": "share targeted (%)",
+                               "targeted": "rows targeted (count)"}.get)
 ties = c3.radio("Tied scores", ["average", "stable"], key="curves_ties",
-                help="average: expected curve over every order of tied rows (default). "
-                     "stable: tied rows keep their row order.")
-cutoff = c4.slider("Top-k cut-off", 1, 100, 30, format="%d%%", key="curves_cutoff") / 100
+                help="Rows with the same score. average: the expected curve over every order "
+                     "of tied rows (default). stable: tied rows keep their row order.")
+cutoff = c4.slider("Cut-off (share targeted)", 1, 100, 30, format="%d%%", key="curves_cutoff",
+                   help=GLOSSARY["Cut-off"]) / 100
 
 baselines = tuple(b for b, on in zip(BASELINES, (show_random, show_perfect)) if on)
 if not rankers and not baselines:
@@ -65,15 +73,19 @@ with common.guard("Computing the curves"):
     st.plotly_chart(fig, width="stretch", config=common.plot_config(f"uprank_{definition}"),
                     key="curves_chart")
 
-    st.subheader("Area under the curve")
-    st.caption("Mean convention of the paper: separate = (1/100)·Σ V(p), joint = (1/n)·Σ V(k), "
-               "summed up to the cut-off with the same divisor. "
-               f"Random = straight line to V(1); {PERFECT} ranks TR first and CR last.")
+    st.subheader("Area under the curve", help=GLOSSARY["AUUC"])
+    st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
+               "higher is better, compare it with Random targeting. Paper's mean convention: "
+               "separate = (1/100)·Σ V(p), joint = (1/n)·Σ V(k), summed up to the cut-off. "
+               f"{PERFECT} ranks treated responders first and control responders last. "
+               "— = undefined (no treated or no control rows in the top).")
     shown = table.copy()
     if RANDOM in shown.index and len(shown) > 1:
         above = shown[f"AUUC@{cutoff:.0%}"] - shown.loc[RANDOM, f"AUUC@{cutoff:.0%}"]
-        shown[f"above random @{cutoff:.0%}"] = above
-    st.dataframe(shown.style.format("{:.5f}"), width="stretch", key="curves_table")
+        shown[f"above random @{cutoff:.0%}"] = above.drop(RANDOM)  # "—" on Random's own row
+    relative = d.units == "relative"  # shares of an arm (≈ 0.01) or responders (≈ 1,000)
+    st.dataframe(shown.style.format(precision=5 if relative else 1, thousands=",", na_rep="—"),
+                 width="stretch", key="curves_table", placeholder="—")
     common.download_row(fig, frame, f"uprank_curves_{definition}", key="curves_dl")
     st.download_button("Download AUUC table (CSV)", safe_csv_bytes(table, index=True),
                        f"uprank_auuc_{definition}.csv", "text/csv", key="curves_auuc_csv")

@@ -5,9 +5,11 @@ import streamlit as st
 
 from core.data.datasets import make_paper_simulation
 from core.evaluation.curve_tables import compare_scenarios
+from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from ui import common
 from ui.charts import definitions_grid
+from ui.glossary import GLOSSARY
 
 SCENARIOS = {"balanced": "|T| = |C|", "more_treated": "|T| = 9|C|", "more_control": "|C| = 9|T|"}
 
@@ -30,19 +32,37 @@ st.markdown(
     "not the ranking."
 )
 c1, c2, c3 = st.columns(3)
-n = c1.number_input("Rows per scenario", 1_000, 500_000, 20_000, step=1_000, key="defs_n")
-seed = c2.number_input("Random seed", 0, 2**31 - 1, 0, key="defs_seed")
-ties = c3.radio("Tied scores", ["average", "stable"], horizontal=True, key="defs_ties")
+n = c1.number_input("Rows per scenario", 1_000, 500_000, 20_000, step=1_000, key="defs_n",
+                    help="Customers simulated in each of the three worlds.")
+seed = c2.number_input("Random seed", 0, 2**31 - 1, 0, key="defs_seed",
+                       help="Fixes the simulated customers; another seed draws new ones.")
+ties = c3.radio("Tied scores", ["average", "stable"], horizontal=True, key="defs_ties",
+                help="Rows with the same score. average: the expected curve over every order "
+                     "of tied rows (default). stable: tied rows keep their row order.")
 
 with common.guard("The simulation"):
     frames, table = simulate(int(n), int(seed), ties)
     fig = definitions_grid(frames)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_definitions"),
                     key="defs_chart")
-    st.subheader("AUUC@100 % per scenario")
-    st.caption("swing = (max − min) / mean |AUUC| across the three scenarios. Relative "
-               "definitions stay put; absolute ones scale with the arm sizes (paper Figs. 2–3).")
-    st.dataframe(table.style.format("{:.4f}"), width="stretch", key="defs_table")
+    st.caption(f"{int(n):,} rows per scenario. |T| = 9|C|: nine treated rows per control row "
+               "(|C| = 9|T| the reverse). Dashed lines: random targeting in the same world. "
+               "Each panel's y-axis is in its definition's unit.")
+    st.subheader("AUUC@100 % per scenario", help=GLOSSARY["AUUC"])
+    st.caption("swing = (max − min) / mean |AUUC| across the three scenarios. Absolute "
+               "definitions scale with the arm sizes; the separate relative one moves least "
+               "(the joint one ranks both arms together, so the split changes who is in the "
+               "top) — paper Figs. 2–3.",
+               help=GLOSSARY["Absolute / relative"])
+    rel = [d.label for d in map(DEFINITIONS.get, table.index) if d.units == "relative"]
+    cases = list(SCENARIOS.values())
+    shown = table.rename(index=lambda name: DEFINITIONS[name].label).assign(
+        unit=[("share of arm" if DEFINITIONS[name].units == "relative" else "responders")
+              for name in table.index])
+    st.dataframe(shown.style.format(precision=1, thousands=",", na_rep="—", subset=cases)
+                 .format(precision=5, na_rep="—", subset=(rel, cases))
+                 .format("{:.1%}", na_rep="—", subset=["swing"]),
+                 width="stretch", key="defs_table", placeholder="—")
     points = pd.concat(frames, names=["definition"]).reset_index(0)
     common.download_row(fig, points, "uprank_definitions", key="defs_dl")
     st.download_button("Download AUUC table (CSV)", safe_csv_bytes(table, index=True),
