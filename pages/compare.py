@@ -15,12 +15,13 @@ from core.runs.views import (
     depth_display,
     display_labels,
     paired_display,
+    ranks_display,
     scores_frame,
     test_splits,
 )
 from ui import common
 from ui import compare_view as view
-from ui.charts import band_figure, decile_figure, profit_figure, run_colors
+from ui.charts import band_figure, decile_figure, profit_figure, run_colors, short_names
 from ui.glossary import GLOSSARY
 
 st.title("Compare runs")
@@ -86,12 +87,13 @@ with common.guard("Comparing the runs"):
 
     st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
     ranks = view.definition_ranks(ids, splits, cutoff)
-    shown_ranks = ranks.rename(index=lambda d: DEFINITIONS[d].label)
-    st.dataframe(shown_ranks, width="stretch", key="cmp_ranks",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ranks.columns if c.startswith("AUUC ")})
-    st.caption(f"AUUC@{cutoff:.0%} under each definition"
-               + (f", mean over {n_splits} splits." if n_splits > 1 else ", one split."))
+    st.dataframe(ranks_display(ranks, short_names([labels[r] for r in chosen])),
+                 width="stretch", key="cmp_ranks")
+    st.caption(f"AUUC@{cutoff:.0%} under each definition and the run's rank (1 = best)"
+               + (f", mean over {n_splits} splits." if n_splits > 1 else ", one split.")
+               + (" The winner changes with the definition: say which one you report."
+                  if ranks["winner changes?"].any() else
+                  " The winner is the same under every definition."))
 
     st.subheader("What is the targeting depth worth?")
     v1, v2, v3 = st.columns(3)

@@ -20,6 +20,7 @@ from test_train_compare_pages import small_world, wait_for
 from core.evaluation.curves import DEFINITIONS, auuc
 from core.runs.store import RunStore
 from core.runs.views import display_labels
+from ui.charts import short_names
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 DEFINITION = "uplift_sep_rel"
@@ -69,6 +70,12 @@ _TABLES = {"cmp_table": "AUUC@30%", "cmp_paired": "verdict", "cmp_ranks": "winne
            "cmp_summary": "best depth"}
 
 
+def _interval(text):
+    """``"[low, high]"`` → (low, high)."""
+    low, high = text.strip("[]").split(", ")
+    return float(low.replace(",", "")), float(high.replace(",", ""))
+
+
 def _frame(at, key):
     frames = [d.value for d in at.dataframe if _TABLES[key] in d.value.columns]
     assert len(frames) == 1, f"{key}: {len(frames)} tables with column {_TABLES[key]!r}"
@@ -101,16 +108,21 @@ def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
     reference = labels[at.selectbox(key="cmp_ref").value]
     other = next(lbl for lbl in labels.values() if lbl != reference)
     assert list(paired.index) == [other]
+    assert paired.loc[other, "verdict"].endswith("the reference at 95 %")
     # the difference shown is the mean over splits of the per-split AUUC differences at 30 %
     by_label = {labels[r.run_id]: r for r in runs}
     diff = np.mean(np.subtract(_per_split(by_label[other], 0.3),
                                _per_split(by_label[reference], 0.3)))
     assert paired.loc[other, "difference to reference"] == f"{diff:,.4f}"
-    low, high = (float(x.replace(",", "")) for x in paired.loc[other, "95 % CI"].split(" to "))
+    low, high = _interval(paired.loc[other, "95 % CI"])
     assert low <= diff <= high
     assert any("pool the paired bootstrap of each split" in str(c.value) for c in at.caption)
     table = _frame(at, "cmp_table")
     assert table.loc["Random targeting", "95 % CI @30%"] == "—"
+    for run in runs:  # the pooled estimate lies in its interval
+        label = labels[run.run_id]
+        low, high = _interval(table.loc[label, "95 % CI @30%"])
+        assert low <= np.mean(_per_split(run, 0.3)) <= high
     assert_clean(at.toggle(key="cmp_boot").set_value(False).run())
 
 
@@ -118,10 +130,16 @@ def test_definition_ranks_profit_and_deciles_use_every_split(page):
     at, runs = page
     labels = display_labels(runs)
     ranks = _frame(at, "cmp_ranks")
-    for run in runs:
-        for name, d in DEFINITIONS.items():
-            expected = np.mean(_per_split(run, 0.3, definition=name))
-            assert ranks.loc[d.label, f"AUUC {labels[run.run_id]}"] == pytest.approx(expected)
+    short = short_names(labels.values())
+    for name, d in DEFINITIONS.items():
+        means = {r.run_id: np.mean(_per_split(r, 0.3, definition=name)) for r in runs}
+        best = max(means, key=means.get)
+        for run in runs:
+            digits = 4 if d.units == "relative" else 1
+            rank = 1 if run.run_id == best else 2
+            cell = ranks.loc[d.label, short[labels[run.run_id]]]
+            assert cell == f"{means[run.run_id]:,.{digits}f} (rank {rank})"
+        assert ranks.loc[d.label, "winner"] == short[labels[best]]
     summary = _frame(at, "cmp_summary")
     assert set(summary.index) == set(labels.values())
     assert {"best depth", "statistically equivalent depths"} <= set(summary.columns)

@@ -71,7 +71,7 @@ def test_train_two_models_then_compare_with_intervals():
     paired = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
     assert list(paired.columns)[:2] == ["verdict", "difference to reference"]
     for run in table.index[:2]:  # the two runs: AUUC inside its interval (one split)
-        low, high = (float(v) for v in table.loc[run, "95 % CI @30%"].split(" to "))
+        low, high = (float(v) for v in table.loc[run, "95 % CI @30%"].strip("[]").split(", "))
         assert low <= float(table.loc[run, "AUUC@30%"]) <= high
     assert any("One split" in str(c.value) for c in at.caption)
 

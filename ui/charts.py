@@ -395,4 +395,5 @@ def decile_figure(table, *, title: str, note: str | None = None,
                       xaxis_title="score decile (1 = targeted first)",
                       yaxis_title="uplift: response rate T − C (%-points)")
     fig.update_yaxes(tickformat=".1%")
+    fig.update_xaxes(type="category")  # every decile labelled, 1 … 10
     return fig

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from core.evaluation.across_splits import TestSplit
-from core.evaluation.curves import UpliftCurves
+from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.presets import run_label
 
 __all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
-           "paired_display",
+           "paired_display", "ranks_display",
            "scores_frame", "split_curves", "test_scores", "test_splits"]
 
 DASH = "—"  # shown for a number that does not exist
@@ -36,7 +36,7 @@ def fmt_number(value, digits: int = 4) -> str:
 def _interval(low, high, digits: int = 4) -> str:
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return DASH
-    return f"{fmt_number(low, digits)} to {fmt_number(high, digits)}"
+    return f"[{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
 
 
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
@@ -72,10 +72,14 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
 
 def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4) -> pd.DataFrame:
     """The paired tests at one cut-off for people: run as the index, the verdict first,
-    then the AUUC difference to the reference, its interval and the p-value."""
+    then the AUUC difference to the reference, its interval and the p-value.  The verdict
+    calls the reference "the reference" (name it once, above the table)."""
     part = paired[np.isclose(paired["cutoff"], cutoff)]
+    # The reference is named once, in the heading above the table.
+    verdicts = [str(v).replace(str(ref), "the reference")
+                for v, ref in zip(part["verdict"], part["reference"])]
     out = pd.DataFrame({
-        "verdict": part["verdict"].to_numpy(),
+        "verdict": verdicts,
         "difference to reference": [fmt_number(v, digits) for v in part["difference"]],
         "95 % CI": [_interval(lo, hi, digits) for lo, hi in zip(part["ci_low"],
                                                               part["ci_high"])],
@@ -178,6 +182,30 @@ def bands_frame(bands: dict) -> pd.DataFrame:
     return pd.concat([pd.DataFrame({"run": name, "fraction": x, "low": lo, "mean": mid,
                                     "high": hi}) for name, (x, lo, mid, hi) in bands.items()],
                      ignore_index=True)
+
+
+def ranks_display(ranks: pd.DataFrame, names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The definition-sensitivity table for people: one row per definition (plain-words
+    label), one column per run with "AUUC (rank k)", then the winner.
+
+    ``ranks`` is :func:`~core.evaluation.compare.definition_ranks` (or its mean over
+    splits); ``names`` maps a run label to the (shorter) column name shown.  Relative
+    definitions get 4 decimals, absolute ones (counts of responders) 1 decimal.
+    """
+    names = dict(names or {})
+    runs = [c[len("AUUC "):] for c in ranks.columns if c.startswith("AUUC ")]
+    out = pd.DataFrame(index=pd.Index([DEFINITIONS[d].label for d in ranks.index],
+                                      name="definition"))
+    for run in runs:
+        cells = []
+        for d, value, rank in zip(ranks.index, ranks[f"AUUC {run}"], ranks[f"rank {run}"]):
+            digits = 4 if DEFINITIONS[d].units == "relative" else 1
+            cells.append(DASH if not np.isfinite(value) else
+                         f"{fmt_number(value, digits)} (rank {int(rank)})")
+        out[names.get(run, run)] = cells
+    out["winner"] = [DASH if w is None else " = ".join(names.get(r, r) for r in w.split(" = "))
+                     for w in ranks["winner"]]
+    return out
 
 
 def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
