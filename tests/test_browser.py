@@ -120,3 +120,56 @@ def test_upload_train_and_see_a_curve(app_url, tmp_path):
         _assert_clean(page, "Compare page")
         page.screenshot(path=str(tmp_path / "compare.png"))
         browser.close()
+
+
+def test_hillstrom_survives_a_reload_then_three_split_runs_and_a_report(app_url, tmp_path,
+                                                                        shared_data):
+    """The issue's user path: Data (Hillstrom) → reload → still Hillstrom → Train two quick
+    runs with 3 repeated splits → Compare shows the spread over splits → the report."""
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000},
+                                accept_downloads=True)
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        page.get_by_role("combobox", name="Dataset").first.click()
+        page.get_by_role("option", name="Hillstrom e-mail test (MineThatData, 2008)").click()
+        page.get_by_role("button", name="Use this dataset").click()
+        page.get_by_text("Current dataset: Hillstrom").wait_for()
+        _assert_clean(page, "Data page")
+
+        page.reload()  # a reload keeps the dataset (it is in the URL)
+        page.get_by_text("Current dataset: Hillstrom").wait_for()
+        _assert_clean(page, "Data page after a reload")
+
+        page.get_by_role("link", name="Train", exact=True).click()
+        page.get_by_text("Dataset: Hillstrom").first.wait_for()
+        page.get_by_text("repeated splits").click()
+        repeats = page.get_by_role("spinbutton", name="Repetitions")
+        repeats.fill("3")
+        repeats.press("Enter")
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Trained in").first.wait_for(timeout=300_000)
+        page.get_by_text("Trained in").nth(1).wait_for(timeout=300_000)
+        _assert_clean(page, "Train page")
+
+        page.get_by_role("link", name="Compare", exact=True).click()
+        page.get_by_text("Over 3 repeated splits: mean ± sd").wait_for()
+        table = page.locator('[data-testid="stDataFrame"]').first
+        table.wait_for()
+        _assert_clean(page, "Compare page")
+        page.screenshot(path=str(tmp_path / "compare.png"))
+
+        with page.expect_download(timeout=180_000) as download:
+            page.get_by_role("button", name="Report (one HTML file)").click()
+        report = Path(download.value.path()).read_text(encoding="utf-8")
+        for heading in ("Takeaway", "Dataset", "AUUC with intervals", "Run configurations"):
+            assert f">{heading}</h2>" in report, heading
+        assert "over 3 repeated splits" in report
+        assert "leads" in report or "not distinguishable" in report
+        browser.close()
