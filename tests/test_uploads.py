@@ -1,0 +1,248 @@
+"""Keeping the chosen dataset across reloads: stored uploads (core.data.uploads), the dataset
+choice as URL query parameters (core.data.selection) and the designed arm split the SRM check
+uses.
+
+Expected values are written by hand from the tiny CSVs below, or taken from
+../shared/data/SOURCES.md (Hillstrom's segment counts) and the paper's scenarios (§4.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from core.data import (
+    DATASET_PARAMS,
+    DATASETS,
+    DataError,
+    DatasetChoice,
+    assumed_treated_share,
+    designed_treated_share,
+    hygiene,
+    list_uploads,
+    load_dataset,
+    load_upload,
+    read_ab_csv,
+    save_upload,
+    srm_design,
+    upload_info,
+    uploads_dir,
+)
+
+CSV = b"grp;y;age\nA;1;30\nB;0;41\nA;0;25\nB;1;38\nC;1;50\nA;1;22\nB;0;47\n"
+MAPPING = {"treatment": "grp", "outcome": "y", "treatment_value": "A", "control_value": "B"}
+
+
+@pytest.fixture
+def stored(tmp_path):
+    data = read_ab_csv(CSV, name="three arms.csv", **MAPPING)
+    return data, save_upload(data, CSV, name="three arms.csv", mapping=MAPPING, root=tmp_path)
+
+
+# --------------------------------------------------------------------------- storage
+def test_upload_round_trip_by_fingerprint(stored, tmp_path):
+    data, info = stored
+    assert info.folder == tmp_path / data.fingerprint()
+    assert (info.folder / "content.bin").read_bytes() == CSV  # the bytes as received
+    meta = json.loads((info.folder / "upload.json").read_text())
+    assert meta["name"] == "three arms.csv" and meta["mapping"] == MAPPING
+    assert meta["sha256"] == hashlib.sha256(CSV).hexdigest() and meta["size"] == len(CSV)
+    again = load_upload(data.fingerprint(), root=tmp_path)
+    # arms A (3 rows) vs B (3 rows); the C row is dropped
+    assert (again.n, again.n_treated, again.n_control) == (6, 3, 3)
+    assert again.y.tolist() == [1, 0, 0, 1, 1, 0] and again.name == data.name
+    assert again.fingerprint() == data.fingerprint()
+    assert not list(tmp_path.rglob("*.part"))  # atomic writes leave no temporary file
+
+
+def test_default_folder_is_the_user_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("UPRANK_CACHE_DIR", str(tmp_path / "cache"))
+    assert uploads_dir() == tmp_path / "cache" / "uploads"
+    data = read_ab_csv(CSV, name="x.csv", **MAPPING)
+    save_upload(data, CSV, name="x.csv", mapping=MAPPING)
+    assert (tmp_path / "cache" / "uploads" / data.fingerprint() / "upload.json").is_file()
+    assert load_upload(data.fingerprint()).n == 6
+
+
+def test_list_uploads_newest_first_and_skips_broken_folders(stored, tmp_path):
+    _, first = stored
+    other_csv = b"treatment,outcome,x\n1,0,1\n0,1,2\n1,1,3\n0,0,4\n"
+    other = read_ab_csv(other_csv, name="b.csv", treatment="treatment", outcome="outcome")
+    second = save_upload(other, other_csv, name="b.csv",
+                         mapping={"treatment": "treatment", "outcome": "outcome"}, root=tmp_path)
+    (tmp_path / ("0" * 64)).mkdir()  # a folder without upload.json
+    (tmp_path / "not-a-fingerprint").mkdir()
+    names = [u.name for u in list_uploads(root=tmp_path)]
+    assert names == (["b.csv", "three arms.csv"] if second.saved >= first.saved
+                     else ["three arms.csv", "b.csv"])
+    assert list_uploads(root=tmp_path / "missing") == []
+
+
+def test_missing_upload_is_a_clear_data_error(tmp_path):
+    with pytest.raises(DataError, match=r"No stored upload with fingerprint aaaaaaaaaaaa… .*"
+                                        r"upload the CSV again"):
+        load_upload("a" * 64, root=tmp_path)
+
+
+@pytest.mark.parametrize("bad", ["../../etc", "A" * 64, "a" * 63, 12, None])
+def test_a_fingerprint_must_be_64_lower_case_hex(bad, tmp_path):
+    with pytest.raises(DataError, match="fingerprint must be 64 lower-case hex digits"):
+        load_upload(bad, root=tmp_path)
+
+
+def test_corrupt_json_is_a_clear_data_error(stored, tmp_path):
+    data, info = stored
+    (info.folder / "upload.json").write_text("{not json")
+    with pytest.raises(DataError, match=r"is damaged \(upload.json cannot be read"):
+        load_upload(data.fingerprint(), root=tmp_path)
+    (info.folder / "upload.json").write_text(json.dumps({"version": 1}))
+    with pytest.raises(DataError, match=r"is damaged \(upload.json: 'fingerprint'\)"):
+        upload_info(data.fingerprint(), root=tmp_path)
+
+
+def test_json_of_another_upload_is_refused(stored, tmp_path):
+    _, info = stored
+    meta = json.loads((info.folder / "upload.json").read_text())
+    (tmp_path / ("b" * 64)).mkdir()
+    (tmp_path / ("b" * 64) / "upload.json").write_text(json.dumps(meta))
+    with pytest.raises(DataError, match="describes another upload"):
+        load_upload("b" * 64, root=tmp_path)
+
+
+def test_missing_or_changed_bytes_are_a_clear_data_error(stored, tmp_path):
+    data, info = stored
+    (info.folder / "content.bin").write_bytes(CSV.replace(b"A;1;30", b"A;0;30"))
+    with pytest.raises(DataError, match=r"three arms.csv\) is damaged: content.bin has"):
+        load_upload(data.fingerprint(), root=tmp_path)
+    (info.folder / "content.bin").unlink()
+    with pytest.raises(DataError, match="content.bin cannot be read"):
+        load_upload(data.fingerprint(), root=tmp_path)
+
+
+def test_bytes_that_read_as_other_data_are_refused(stored, tmp_path):
+    data, info = stored
+    meta = json.loads((info.folder / "upload.json").read_text())
+    meta["mapping"] = {**MAPPING, "treatment_value": "B", "control_value": "A"}  # arms swapped
+    (info.folder / "upload.json").write_text(json.dumps(meta))
+    with pytest.raises(DataError, match="now reads as other data"):
+        load_upload(data.fingerprint(), root=tmp_path)
+
+
+def test_save_upload_checks_its_arguments(tmp_path):
+    data = read_ab_csv(CSV, name="x.csv", **MAPPING)
+    with pytest.raises(DataError, match="mapping must have the keys"):
+        save_upload(data, CSV, name="x.csv", mapping={"treatment": "grp"}, root=tmp_path)
+    with pytest.raises(DataError, match="mapping must have the keys"):
+        save_upload(data, CSV, name="x.csv", mapping={**MAPPING, "sep": ";"}, root=tmp_path)
+    with pytest.raises(DataError, match="content must be bytes; got str"):
+        save_upload(data, CSV.decode(), name="x.csv", mapping=MAPPING, root=tmp_path)
+    with pytest.raises(DataError, match="data must be an ABData; got dict"):
+        save_upload({}, CSV, name="x.csv", mapping=MAPPING, root=tmp_path)
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(DataError, match="Cannot store the upload in"):
+        save_upload(data, CSV, name="x.csv", mapping=MAPPING, root=blocked)
+
+
+def test_numpy_arm_codes_are_stored_as_json_numbers(tmp_path):
+    csv = b"arm,y,x\n1,1,5\n2,0,6\n3,1,7\n1,0,8\n2,1,5\n1,1,6\n2,0,7\n"
+    mapping = {"treatment": "arm", "outcome": "y", "treatment_value": np.int64(1),
+               "control_value": np.int64(2)}
+    data = read_ab_csv(csv, name="n.csv", **mapping)
+    info = save_upload(data, csv, name="n.csv", mapping=mapping, root=tmp_path)
+    assert info.mapping["treatment_value"] == 1 and type(info.mapping["treatment_value"]) is int
+    assert load_upload(data.fingerprint(), root=tmp_path).n == 6
+
+
+# --------------------------------------------------------------------------- query params
+def test_choice_of_a_listed_dataset_round_trips():
+    choice = DatasetChoice.from_params({"dataset": "hillstrom", "arm": "mens",
+                                        "outcome": "conversion", "page": "x"})
+    assert choice == DatasetChoice("hillstrom", (("arm", "mens"), ("outcome", "conversion")))
+    assert choice.to_params() == {"dataset": "hillstrom", "arm": "mens",
+                                  "outcome": "conversion"}
+    assert DatasetChoice.from_params(choice.to_params()) == choice
+
+
+def test_options_are_typed_and_missing_ones_take_the_default():
+    choice = DatasetChoice.from_params({"dataset": "world", "n": ["20000", "5000"]})
+    assert choice.options == (("n", 5000), ("random_state", 0))  # the last value counts
+    assert type(choice.options[0][1]) is int
+    assert DatasetChoice.listed("paper_simulation", {"scenario": "more_control"}).options == (
+        ("scenario", "more_control"), ("n", 10_000), ("random_state", 0))
+
+
+def test_upload_choice_and_no_choice():
+    fp = "0123456789abcdef" * 4
+    assert DatasetChoice.from_params({"upload": fp}).to_params() == {"upload": fp}
+    assert DatasetChoice.from_params({}) is None
+    assert DatasetChoice.from_params({"tab": "2"}) is None
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"dataset": "nope"}, r"dataset must be one of 'world', .*; got 'nope'"),
+    ({"dataset": "hillstrom", "arm": "kids"},
+     r"arm of dataset 'hillstrom' must be one of womens, mens, any; got 'kids'"),
+    ({"dataset": "world", "n": "20_000"}, r"n of dataset 'world' must be one of 20000, "),
+    ({"upload": "../../etc/passwd"}, "upload must be the 64 hex digits"),
+    ({"upload": "a" * 64, "dataset": "world"}, "both a dataset and an upload"),
+])
+def test_bad_query_params_raise_a_clear_value_error(params, match):
+    with pytest.raises(ValueError, match=match):
+        DatasetChoice.from_params(params)
+
+
+def test_dataset_params_cover_every_option_name():
+    assert DATASET_PARAMS == {"dataset", "upload", "n", "random_state", "arm", "outcome",
+                              "split", "scenario"}
+    assert all(set(spec.options) <= DATASET_PARAMS for spec in DATASETS.values())
+
+
+# --------------------------------------------------------------------------- designed share
+def test_designed_shares_of_the_listed_datasets():
+    assert designed_treated_share("world")[0] == 0.5
+    assert designed_treated_share("hillstrom", {"arm": "womens"})[0] == 0.5
+    assert designed_treated_share("hillstrom", (("arm", "mens"),))[0] == 0.5
+    assert designed_treated_share("hillstrom", {"arm": "any"})[0] == pytest.approx(2 / 3)
+    for scenario, share in (("balanced", 0.5), ("more_treated", 0.9), ("more_control", 0.1)):
+        assert designed_treated_share("paper_simulation", {"scenario": scenario})[0] == share
+    assert designed_treated_share("information", {"split": "train"}) == (None, "")
+    assert designed_treated_share(None) == (None, "")
+
+
+@pytest.mark.parametrize("n_treated, n, expected", [
+    (524, 1000, 0.5), (526, 1000, 0.55), (300, 1000, 0.3), (10, 1000, 0.05),
+    (990, 1000, 0.95), (667, 1000, 0.65)])
+def test_an_unknown_design_is_the_observed_share_rounded_to_5_percent(n_treated, n, expected):
+    t = np.r_[np.ones(n_treated, int), np.zeros(n - n_treated, int)]
+    assert assumed_treated_share(t) == pytest.approx(expected)
+    share, note, assumed = srm_design(t)
+    assert (share, assumed) == (pytest.approx(expected), True)
+    assert f"{expected:.0%} treated is assumed" in note
+
+
+def test_srm_design_of_the_paper_scenarios_never_cries_wolf():
+    for scenario in ("balanced", "more_treated", "more_control"):
+        data = load_dataset("paper_simulation", scenario=scenario, n=1000)
+        share, note, assumed = srm_design(data.t, "paper_simulation", {"scenario": scenario})
+        assert not assumed and "fixes the treated share" in note
+        assert not hygiene.srm_test(data.t, expected_treated_share=share).attrs["srm"]
+        # the old default (50 %) was a false alarm for the unbalanced scenarios
+        assert hygiene.srm_test(data.t).attrs["srm"] == (scenario != "balanced")
+
+
+def test_hillstrom_arms_match_their_design(shared_data):
+    # SOURCES.md: Womens 21,387 / Mens 21,307 / No E-Mail 21,306
+    womens = load_dataset("hillstrom", arm="womens", data_dir=shared_data)
+    assert (womens.n_treated, womens.n_control) == (21_387, 21_306)
+    share, _, assumed = srm_design(womens.t, "hillstrom", {"arm": "womens"})
+    assert share == 0.5 and not assumed
+    assert not hygiene.srm_test(womens.t, expected_treated_share=share).attrs["srm"]
+    both = load_dataset("hillstrom", arm="any", data_dir=shared_data)
+    assert both.n_treated == 21_387 + 21_307
+    share, _, _ = srm_design(both.t, "hillstrom", {"arm": "any"})
+    assert not hygiene.srm_test(both.t, expected_treated_share=share).attrs["srm"]
+    assert hygiene.srm_test(both.t, expected_treated_share=0.5).attrs["srm"]
