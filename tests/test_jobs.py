@@ -76,10 +76,29 @@ class ToyModel:
         Path(path).write_text(json.dumps({"coef": self.coef_}), encoding="utf-8")
 
 
+class TwoModel(ToyModel):
+    """Reports its rounds as :class:`core.models.TwoModel` does: two models of ``n_estimators``
+    rounds each, counted as one run of ``total = 2·n_estimators`` (the worker knows the class
+    by its name)."""
+
+    def fit(self, X, y, treatment, *, callback=None) -> TwoModel:
+        n = self.n_estimators
+        for r in range(1, 2 * n + 1):
+            time.sleep(self.sleep)
+            if callback is not None:
+                callback(r, 2 * n)
+        y, t = np.asarray(y), np.asarray(treatment)
+        self.coef_ = float(y[t == 1].mean() - y[t == 0].mean())
+        return self
+
+
 def make_toy_model(name: str, **params):
-    """Model factory for the tests: "toy" is :class:`ToyModel`, anything else a real model."""
+    """Model factory for the tests: "toy" is :class:`ToyModel`, "two" the toy
+    :class:`TwoModel`, anything else a real model."""
     if name == "toy":
         return ToyModel(**params)
+    if name == "two":
+        return TwoModel(**params)
     from core.models import make_model
 
     return make_model(name, **params)
@@ -310,6 +329,54 @@ def test_progress_is_monotone_and_reaches_the_total(runner):
     assert len(runner.store.get(s.run_id).result["fit_seconds"]) == 3
 
 
+def test_two_model_progress_counts_the_budget_of_each_model(runner):
+    c = RunConfig.for_data(DATA, "two", {"n_estimators": 30, "sleep": 0.01})
+    job = runner.submit(c, data=DATA)
+    seen = []
+    deadline = time.monotonic() + WAIT
+    while (s := runner.status(job)).state in ("queued", "running"):
+        assert time.monotonic() < deadline
+        if s.total:
+            assert s.total == 30 and s.n_parts == 2 and 0 <= s.round <= 30
+            seen.append((s.part, s.part_name, s.round, s.fraction))
+        time.sleep(0.02)
+    assert s.state == "done" and (s.part, s.round, s.total) == (2, 30, 30)
+    assert s.part_name == "control-arm model" and s.fraction == 1.0
+    parts = {p: name for p, name, _, _ in seen}
+    assert parts.get(1, "treated-arm model") == "treated-arm model"
+    assert parts.get(2, "control-arm model") == "control-arm model"
+    # the share done follows both models: round r of model 2 is (30 + r) / 60
+    assert all(abs(f - ((p - 1) * 30 + r) / 60) < 1e-9 for p, _, r, f in seen)
+    assert [(p, r) for p, _, r, _ in seen] == sorted((p, r) for p, _, r, _ in seen)
+
+
+def toy_task(params: dict, *, inputs: dict, store, progress) -> tuple[dict, dict]:
+    """A background task for the tests: reports done at once."""
+    progress(1.0, "Done")
+    return {"tag": params.get("tag")}, {}
+
+
+def test_jobs_carry_the_fingerprint_of_their_data_and_can_be_filtered(runner):
+    from core.runs.tasks import TaskSpec
+
+    other = tiny_data(seed=1)
+    fp, fp_other = DATA.fingerprint(), other.fingerprint()
+    a = runner.submit(toy(tag=301), data=DATA, session="fp")
+    b = runner.submit(toy(other, tag=302), data=other, session="fp")
+    task = runner.submit_task(TaskSpec.make(f"{__name__}:toy_task",
+                                            {"fingerprint": fp_other, "tag": 303}), session="fp")
+    free = runner.submit_task(TaskSpec.make(f"{__name__}:toy_task",
+                                            {"fingerprint": None, "tag": 304}), session="fp")
+    for j in (a, b, task, free):
+        assert runner.wait(j, WAIT).state == "done", runner.log(j)
+    assert [runner.status(j).fingerprint for j in (a, b, task, free)] == [fp, fp_other,
+                                                                          fp_other, None]
+    assert [s.job_id for s in runner.jobs("fp", fingerprint=fp)] == [a]
+    assert [s.job_id for s in runner.jobs("fp", fingerprint=fp_other)] == [b, task]
+    assert [s.job_id for s in runner.jobs("fp")] == [a, b, task, free]
+    assert runner.jobs("nobody", fingerprint=fp) == []
+
+
 # --------------------------------------------------------------------------- real model
 def test_a_lightgbm_model_trains_in_the_background(tmp_path):
     from core.data.datasets import load_dataset
@@ -331,6 +398,20 @@ def test_a_lightgbm_model_trains_in_the_background(tmp_path):
     assert json.loads(run.model_path(0).read_text())["format"] == "uprank-model"
 
 
+def test_the_real_two_model_reports_rounds_per_arm_model(tmp_path):
+    from core.data.datasets import load_dataset
+
+    data = load_dataset("world", n=2000, random_state=0)
+    c = RunConfig.for_data(data, "TwoModel", {"n_estimators": 12, "num_threads": 1},
+                           dataset="world", options={"n": 2000, "random_state": 0})
+    with JobRunner(store=tmp_path) as real:
+        s = real.wait(real.submit(c, data=data), WAIT)
+    assert s.state == "done", s
+    # a budget of 12 rounds: 12/12 of the second (control-arm) model, not 24/24
+    assert (s.round, s.total, s.part, s.n_parts, s.part_name) == (12, 12, 2, 2,
+                                                                  "control-arm model")
+
+
 # --------------------------------------------------------------------------- lifecycle
 def test_shutdown_stops_the_workers_and_refuses_new_jobs(tmp_path):
     r = JobRunner(store=tmp_path, model_factory=FACTORY)
@@ -349,3 +430,51 @@ def test_importing_core_jobs_does_not_import_lightgbm_or_sklearn():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- progress text
+def _running(**fields):
+    from core.runs.jobs import JobStatus
+
+    base = {"job_id": "j", "run_id": "r", "state": "running", "elapsed": 3.2}
+    return JobStatus(**{**base, **fields})
+
+
+@pytest.mark.parametrize("fields, text", [
+    # two-model with a budget of 100 rounds: each model counts to 100 (never "95/200")
+    ({"split": 1, "round": 95, "total": 100, "part": 1, "n_parts": 2,
+      "part_name": "treated-arm model"}, "round 95/100 of the treated-arm model, 3 s"),
+    ({"split": 1, "round": 5, "total": 100, "part": 2, "n_parts": 2,
+      "part_name": "control-arm model"}, "round 5/100 of the control-arm model, 3 s"),
+    ({"split": 1, "round": 7, "total": 50, "part": 2, "n_parts": 3},
+     "round 7/50 of model 2/3, 3 s"),
+    ({"split": 2, "n_splits": 10, "round": 40, "total": 100, "eta": 12.4},
+     "split 2/10, round 40/100, 3 s, about 12 s left"),
+    # no total known yet: "starting…", never "0/0"
+    ({"split": 0, "round": 0, "total": 0}, "starting…, 3 s"),
+    ({"split": 0, "n_splits": 5, "round": 0, "total": 0}, "split 1/5, starting…, 3 s"),
+    ({"state": "queued", "position": 2}, "queued, position 2"),
+    ({"kind": "task", "message": "Simulating…", "progress": 0.25}, "Simulating… 25%, 3 s"),
+])
+def test_progress_text(fields, text):
+    from ui.jobs import progress_text
+
+    assert progress_text(_running(**fields)) == text
+
+
+def test_fraction_counts_every_model_of_every_split():
+    # split 2 of 3, model 2 of 2, round 50 of 100: (1·200 + 100 + 50) / 600
+    s = _running(split=2, n_splits=3, round=50, total=100, part=2, n_parts=2)
+    assert s.fraction == pytest.approx(350 / 600)
+    assert _running(split=1, round=0, total=0).fraction == 0.0
+
+
+def test_newly_done_names_the_jobs_finished_since_the_page_was_drawn():
+    from ui.jobs import newly_done
+
+    jobs = [_running(job_id="a", state="done"), _running(job_id="b", state="running"),
+            _running(job_id="c", state="done"), _running(job_id="d", state="cached"),
+            _running(job_id="e", state="failed")]
+    assert newly_done(jobs, set()) == {"a", "c"}
+    assert newly_done(jobs, {"a"}) == {"c"}
+    assert newly_done(jobs, {"a", "c"}) == set()

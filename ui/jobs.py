@@ -10,14 +10,31 @@ from core.runs.jobs import JobRunner, JobStatus
 
 
 def progress_text(job: JobStatus) -> str:
-    """One line of progress: queue position, or split/round (training) or the task's step."""
+    """One line of progress: queue position, or split/round (training) or the task's step.
+
+    Rounds count the budget the user asked for: a two-model run of 100 rounds reads
+    "round 95/100 of the treated-arm model", then "… of the control-arm model" (never
+    "95/200"); before the model reports its first round the line says "starting…" (never
+    "0/0").
+    """
     if job.state == "queued":
         return f"queued, position {job.position}"
     eta = f", about {job.eta:.0f} s left" if job.eta is not None else ""
     if job.kind == "task":
         return f"{job.message} {job.fraction:.0%}, {job.elapsed:.0f} s{eta}"
-    split = f"split {job.split}/{job.n_splits}, " if job.n_splits > 1 else ""
-    return f"{split}round {job.round}/{job.total}, {job.elapsed:.0f} s{eta}"
+    split = f"split {max(job.split, 1)}/{job.n_splits}, " if job.n_splits > 1 else ""
+    if not job.total:
+        return f"{split}starting…, {job.elapsed:.0f} s"
+    of = ""
+    if job.n_parts > 1:
+        of = f" of the {job.part_name}" if job.part_name else f" of model {job.part}/{job.n_parts}"
+    return f"{split}round {job.round}/{job.total}{of}, {job.elapsed:.0f} s{eta}"
+
+
+def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:
+    """Ids of the jobs in ``jobs`` that are "done" but not in ``seen`` (the done jobs the page
+    last drew): a training run finished since, so the page's list of runs is out of date."""
+    return {job.job_id for job in jobs if job.state == "done"} - set(seen)
 
 
 def draw_job(job: JobStatus, runner: JobRunner, session: str, *, key: str,

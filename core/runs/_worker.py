@@ -32,6 +32,12 @@ _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = "from core.runs._worker import worker_main; worker_main()"
 CHECK_EVERY_S = 0.02  # cancel-flag checks, at most this often
 WRITE_EVERY_S = 0.1  # progress-file writes, at most this often
+#: Models that fit several models one after the other and count their rounds as one run of
+#: ``len(parts) · n_estimators`` (see :class:`core.models.TwoModel`): the names of the parts,
+#: in the order they are fitted, so progress can say "round 95/100 of the treated-arm model".
+PROGRESS_PARTS: dict[str, tuple[str, ...]] = {
+    "TwoModel": ("treated-arm model", "control-arm model"),
+}
 
 
 class WorkerProcess:
@@ -317,8 +323,9 @@ def _train(msg: dict, progress: Progress) -> dict:
         warnings.simplefilter("always")
         for i, (train, test) in enumerate(splits):
             progress.check()
-            progress.set(phase="training", split=i + 1, round=0)
             model = factory(config.model, **config.params_dict)
+            progress.set(phase="training", split=i + 1, round=0,
+                         parts=list(PROGRESS_PARTS.get(type(model).__name__, ())))
             seeded = _seed_model(model, config)
             t = time.perf_counter()
             model.fit(data.X.iloc[train].reset_index(drop=True), data.y[train], data.t[train],

@@ -101,12 +101,18 @@ class JobStatus:
     """A snapshot of one job, for display.
 
     ``round``/``total`` count boosting rounds of the current split (``split`` of
-    ``n_splits``, from 1) of a training job; a task reports ``progress`` (share done) and
-    its ``message`` instead; ``run_id`` is the run id of a training job and the result key
+    ``n_splits``, from 1) of a training job, per fitted model: a model that fits several
+    (the two-model learner: the treated-arm model, then the control-arm model) is at model
+    ``part`` of ``n_parts``, named ``part_name``, and ``total`` is the budget the user asked
+    for, not the sum over the models; ``total`` is 0 until the model reports its first round.
+    A task reports ``progress`` (share done) and its ``message`` instead; ``run_id`` is the run id of a training job and the result key
     of a task (``kind`` says which); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None``
     until a rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
     ``sessions`` are the sessions that submitted it; ``submitted``/``started``/``finished``
-    are ``time.time()`` stamps (``None`` when not reached).
+    are ``time.time()`` stamps (``None`` when not reached); ``fingerprint`` is the
+    fingerprint of the data the job works on (:meth:`ABData.fingerprint
+    <core.data.abdata.ABData.fingerprint>`: a training job's config, a task's ``fingerprint``
+    parameter), ``None`` for a task on no dataset.
     """
 
     job_id: str
@@ -128,6 +134,10 @@ class JobStatus:
     log_path: str | None = None
     kind: str = "train"
     progress: float | None = None
+    fingerprint: str | None = None
+    part: int = 1
+    n_parts: int = 1
+    part_name: str = ""
 
     @property
     def is_final(self) -> bool:
@@ -143,8 +153,9 @@ class JobStatus:
             return self.progress
         if not self.total or not self.split:
             return 0.0
-        done = (self.split - 1) * self.total + self.round
-        return min(1.0, done / (self.n_splits * self.total))
+        per_split = self.n_parts * self.total
+        done = (self.split - 1) * per_split + (self.part - 1) * self.total + self.round
+        return min(1.0, done / (self.n_splits * per_split))
 
 
 @dataclass
@@ -171,6 +182,13 @@ class _Job:
     @property
     def n_steps(self) -> int:
         return 1 if isinstance(self.config, TaskSpec) else self.config.n_splits
+
+    @property
+    def fingerprint(self) -> str | None:
+        if isinstance(self.config, TaskSpec):
+            fp = self.config.params_dict.get("fingerprint")
+            return fp if isinstance(fp, str) else None
+        return self.config.fingerprint
 
     def is_stored(self, store: RunStore) -> bool:
         return (store.has_result(self.run_id) if isinstance(self.config, TaskSpec)
@@ -329,18 +347,22 @@ class JobRunner:
         """Current state and progress of a job (``KeyError`` for an unknown id)."""
         with self._lock:
             job = self._job(job_id)
-            snap = dict(job.__dict__, sessions=tuple(job.sessions))
+            snap = dict(job.__dict__, sessions=tuple(job.sessions),
+                        fingerprint=job.fingerprint)
             position = (self._queue.index(job_id) + 1) if job.state == "queued" else 0
         progress = snap["progress"]
         if snap["state"] == "running":
             progress = _read_json(snap["job_dir"] / "progress.json") or progress
         return _make_status(snap, progress, position, time.time())
 
-    def jobs(self, session: str | None = None) -> list[JobStatus]:
-        """Statuses of all jobs, or of those ``session`` submitted, oldest first."""
+    def jobs(self, session: str | None = None, *,
+             fingerprint: str | None = None) -> list[JobStatus]:
+        """Statuses of all jobs, oldest first; of those ``session`` submitted, and with
+        ``fingerprint`` only of those working on that data (see :attr:`JobStatus.fingerprint`)."""
         with self._lock:
             ids = [j.job_id for j in self._jobs.values()
-                   if session is None or session in j.sessions]
+                   if (session is None or session in j.sessions)
+                   and (fingerprint is None or j.fingerprint == fingerprint)]
         out = []
         for job_id in ids:
             with contextlib.suppress(KeyError):
@@ -558,6 +580,12 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
     if state == "done":
         split = n_splits
         rnd = total
+    part, n_parts, part_name, shown_round, shown_total = 1, 1, "", rnd, total
+    names = [str(n) for n in progress.get("parts") or ()]
+    if not task and len(names) > 1 and total and total % len(names) == 0:
+        n_parts, shown_total = len(names), total // len(names)  # the budget of one model
+        part = min(n_parts, max(1, -(-rnd // shown_total)))
+        shown_round, part_name = rnd - (part - 1) * shown_total, names[part - 1]
     elapsed = 0.0 if started is None else (finished or now) - started
     eta, message = None, snap["message"]
     if state == "running":
@@ -581,12 +609,13 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
     log = snap["job_dir"] / "log.txt"
     return JobStatus(
         job_id=snap["job_id"], run_id=snap["run_id"], state=state, label=snap["label"],
-        message=message, round=rnd, total=total, split=split, n_splits=n_splits,
+        message=message, round=shown_round, total=shown_total, split=split, n_splits=n_splits,
         elapsed=max(0.0, elapsed), eta=eta, position=position,
         sessions=tuple(snap["sessions"]), submitted=snap["submitted"], started=started,
         finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None,
         kind="task" if task else "train",
-        progress=float(progress.get("fraction") or 0.0) if task else None)
+        progress=float(progress.get("fraction") or 0.0) if task else None,
+        fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name)
 
 
 def _save_inputs(job_dir: Path, inputs: dict) -> None:
