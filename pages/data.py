@@ -5,8 +5,10 @@ import streamlit as st
 from core import data as datasets
 from core.data import hygiene
 from ui import common
+from ui.glossary import GLOSSARY
 
 st.title("Data")
+common.select_current_source()  # the boxes show the current dataset (also after a reload)
 bench_tab, upload_tab = st.tabs(["Benchmark datasets", "Upload an A/B CSV"])
 
 with bench_tab:
@@ -15,7 +17,8 @@ with bench_tab:
     spec = datasets.DATASETS[key]
     st.caption(spec.description)
     cols = st.columns(max(1, len(spec.options)))
-    options = tuple((name, col.selectbox(name.replace("_", " "), values, key=f"data_{key}_{name}"))
+    options = tuple((name, col.selectbox(name.replace("_", " "), values, key=f"data_{key}_{name}",
+                                         format_func=common.thousands))
                     for col, (name, values) in zip(cols, spec.options.items()))
     if st.button("Use this dataset", type="primary", key="data_load"):
         with common.guard("Loading the dataset"):
@@ -51,8 +54,15 @@ with upload_tab:
                                                         index=min(1, len(codes) - 1))
             st.dataframe(head, height=180, key="data_peek")
             if st.button("Use this CSV", type="primary", key="data_use_csv"):
-                common.set_data(common.read_uploaded(content, upload.name,
-                                                     tuple(sorted(mapping.items()))))
+                common.use_upload(content, upload.name, tuple(sorted(mapping.items())))
+    if stored := {u.fingerprint: u for u in datasets.list_uploads()}:
+        c5, c6 = st.columns([3, 1], vertical_alignment="bottom")
+        earlier = c5.selectbox("Earlier uploads (kept on this computer)", list(stored),
+                               key="data_stored", format_func=lambda fp: (
+                                   f"{stored[fp].name} · {stored[fp].size:,} bytes · {fp[:8]}"))
+        if c6.button("Reopen", key="data_reopen"):
+            with common.guard("Reopening the upload"):
+                common.set_data(common.load_stored_upload(earlier))
 
 data = common.current_data()
 st.divider()
@@ -70,18 +80,38 @@ if data.description:
 for note in data.warnings:
     st.warning(note, icon=":material/info:")
 
+choice, source = common.current_choice(), common.current_source()
+design, note, _ = datasets.srm_design(data.t, *(source or (None, ())))
 left, right = st.columns(2)
 with left:
-    st.markdown("**Sample ratio mismatch**")
-    share = st.number_input("Designed treated share", 0.01, 0.99, 0.5, 0.01, key="data_share")
+    st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
+    common.remember("data_share", round(design, 4), shared=f"data_share {choice.to_params()}")
+    share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01, key="data_share",
+                            help=GLOSSARY["SRM"])
+    st.caption(note)
     with common.guard("The SRM test"):
         srm = hygiene.srm_test(data.t, expected_treated_share=share)
-        (st.error if srm.attrs["srm"] else st.success)(srm.attrs["verdict"])
-        st.dataframe(srm, key="data_srm")
+        if srm.attrs["srm"]:
+            st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} of "
+                       f"the rows are treated where {share:.0%} was planned. Check how customers "
+                       f"were assigned and logged before trusting results. "
+                       f"{srm.attrs['verdict']}", icon=":material/warning:")
+        else:
+            st.success(srm.attrs["verdict"])
+        st.dataframe(srm, key="data_srm", column_config={
+            "observed": st.column_config.NumberColumn(format="localized"),
+            "expected": st.column_config.NumberColumn(format="localized"),
+            "observed_share": st.column_config.NumberColumn(format="percent"),
+            "expected_share": st.column_config.NumberColumn(format="percent")})
 with right:
-    st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 flagged)")
+    st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 flagged)",
+                help=GLOSSARY["SMD"])
     with common.guard("The balance table"):
-        st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260, key="data_balance")
+        st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260, key="data_balance",
+                     column_config={
+                         "mean_treated": st.column_config.NumberColumn(format="localized"),
+                         "mean_control": st.column_config.NumberColumn(format="localized"),
+                         "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"])})
 
 st.markdown("**Preview**")
 st.dataframe(data.X.head(200).assign(treatment=data.t[:200], outcome=data.y[:200]),

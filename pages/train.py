@@ -16,33 +16,49 @@ from core.runs.presets import (
 )
 from core.runs.store import RunConfig
 from ui import common
-from ui.jobs import draw_job
+from ui.glossary import GLOSSARY
+from ui.jobs import draw_job, newly_done
+
+BUDGET_HELP = ("Boosting rounds (trees) and learning rate of every LightGBM model; the forest "
+               "grows 50 or 100 trees. Quick gives a first look in seconds; the paper's budget "
+               "gives the numbers to report.")
 
 st.title("Train models")
 data = common.current_data()
 common.dataset_caption(data)
-runner, sid = common.runner(), common.session_id()
+runner, sid, fingerprint = common.runner(), common.session_id(), data.fingerprint()
 
 left, right = st.columns([3, 2])
-chosen = left.multiselect("Models", list(MODELS), default=[LAMBDAMART, list(MODELS)[1]],
-                          key="train_models")
+common.remember("train_models", [LAMBDAMART, list(MODELS)[1]], options=list(MODELS))
+chosen = left.multiselect("Models", list(MODELS), key="train_models")
+common.remember("train_preset", next(iter(PRESETS)), options=list(PRESETS))
 preset = right.radio("Budget", list(PRESETS), horizontal=True, key="train_preset",
+                     help=BUDGET_HELP,
                      format_func={"quick": "quick (100 rounds, lr 0.1)",
                                   "paper": "as in the paper (500 trees, lr 0.01)"}.get)
 with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     c1, c2, c3, c4 = st.columns(4)
-    metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric")
+    common.remember("train_metric", LAMBDAMART_METRICS[0], options=LAMBDAMART_METRICS)
+    metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric",
+                          help=GLOSSARY["λ-objective"])
+    common.remember("train_query", QUERIES[0], options=QUERIES)
     query = c2.radio("Queries", QUERIES, key="train_query")
+    common.remember("train_labels", next(iter(LABEL_SETS)), options=list(LABEL_SETS))
     labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels")
     uses_k = metric in CUTOFF_METRICS  # MAP has none
-    k_pct = c4.slider("PCG@k (% of each query)", 5, 100, 100, step=5, key="train_k",
-                      disabled=not uses_k)
+    common.remember("train_k", 100)
+    k_pct = c4.slider("PCG@k (% of each query)", 5, 100, step=5, key="train_k",
+                      disabled=not uses_k, help=GLOSSARY["PCG"])
 c1, c2, c3 = st.columns(3)
+common.remember("train_scheme", "holdout", options=("holdout", "repeated"))
 scheme = c1.radio("Evaluation", ["holdout", "repeated"], horizontal=True, key="train_scheme",
+                  help=GLOSSARY["Repeated splits"],
                   format_func={"holdout": "one 70/30 split", "repeated": "repeated splits"}.get)
-repeats = c2.number_input("Repetitions", 2, 20, 10, key="train_repeats",
-                          disabled=scheme == "holdout")
-seed = c3.number_input("Split seed", 0, 10_000, 0, key="train_seed")
+common.remember("train_repeats", 10)
+repeats = c2.number_input("Repetitions", 2, 20, key="train_repeats",
+                          disabled=scheme == "holdout", help=GLOSSARY["Repeated splits"])
+common.remember("train_seed", 0)
+seed = c3.number_input("Split seed", 0, 10_000, key="train_seed")
 
 if st.button("Train", type="primary", key="train_go", disabled=not chosen):
     with common.guard("Queueing the models"):
@@ -57,22 +73,32 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
             runner.submit(config, data=None if source else data, session=sid,
                           label=run_label(config))
 
+# The done jobs the runs table below includes; the panel reruns the page when one more is done.
+st.session_state["train_done"] = newly_done(runner.jobs(session=sid), set())
+head, toggle = st.columns([3, 2], vertical_alignment="bottom")
+head.subheader("Jobs")
+common.remember("train_all_jobs", False)
+show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
+
 
 @st.fragment(run_every=1.0)
 def job_panel():
     jobs = runner.jobs(session=sid)
-    if not jobs:
+    if newly_done(jobs, st.session_state.get("train_done", set())):
+        st.rerun(scope="app")  # a run finished: refresh "Trained runs"
+    shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]
+    if len(shown) < len(jobs):
+        st.caption(f"{len(jobs) - len(shown):,} job(s) on other datasets are hidden.")
+    if not shown:
         st.caption("No jobs yet: pick models and press Train.")
-        return
-    for job in jobs:
+    for job in shown:
         draw_job(job, runner, sid, key=f"cancel_{job.job_id}")
 
 
-st.subheader("Jobs")
 job_panel()
 
 st.subheader("Trained runs on this dataset")
-runs = runner.store.list(fingerprint=data.fingerprint())
+runs = runner.store.list(fingerprint=fingerprint)
 if runs:
     st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs")
     st.page_link("pages/compare.py", label="Compare these runs", icon=":material/compare:")

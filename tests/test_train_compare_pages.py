@@ -121,3 +121,33 @@ def test_train_cutoff_follows_the_metric():
     lines = wait_for(at, ("done",))
     assert [line.split(" (")[0] for line in lines] == ["**LambdaMART-MAP",
                                                        "**LambdaMART-PCG_CUTOFF@100%"]
+
+
+def test_runs_table_lists_a_run_once_its_job_is_done_and_jobs_follow_the_dataset():
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(at.switch_page("pages/train.py").run())
+    assert "Dataset: **Uplift world" in texts(at.caption)
+    at.multiselect(key="train_models").set_value(["Flipped label (Lai 2006)"])
+    assert_clean(at.button(key="train_go").click().run())
+    assert not at.dataframe  # still training: no runs table yet
+    assert wait_for(at, ("done",)) == [job_lines(at)[0]]
+    table = at.dataframe[0].value  # the runs table, without pressing anything
+    assert len(table) == 1 and "Flipped label" in table.iloc[0, 0]
+    assert at.session_state["train_done"] == {
+        s.job_id for s in _runner().jobs() if s.state == "done"}
+
+    # another dataset: its job list hides the world's job unless asked to show all
+    assert_clean(at.switch_page("pages/data.py").run())
+    at.selectbox(key="data_key").set_value("paper_simulation").run()
+    assert_clean(at.button(key="data_load").click().run())
+    assert_clean(at.switch_page("pages/train.py").run())
+    assert job_lines(at) == [] and "1 job(s) on other datasets are hidden" in texts(at.caption)
+    assert not at.dataframe  # no run on this dataset
+    assert_clean(at.toggle(key="train_all_jobs").set_value(True).run())
+    assert len(job_lines(at)) == 1 and job_lines(at)[0].endswith("done")
+
+
+def _runner():
+    from ui import common
+
+    return common.runner()

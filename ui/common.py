@@ -1,5 +1,34 @@
 """Streamlit-side helpers shared by the pages: cached loaders, the session's dataset,
-score columns, error display and downloads.  Numerical work stays in ``core``."""
+settings kept across pages, score columns, error display and downloads.  Numerical work
+stays in ``core``.
+
+The current dataset
+-------------------
+:func:`current_data` is the dataset every page works on.  It lives in ``st.session_state``
+and, so that a reload, a new tab or a shared link reopens it, in the URL:
+``?dataset=hillstrom&arm=womens&outcome=visit`` for a listed dataset,
+``?upload=<fingerprint>`` for an uploaded CSV (stored on disk by :func:`use_upload`, see
+:mod:`core.data.uploads`); :class:`core.data.DatasetChoice` reads and writes these.  A new
+session opens the dataset of the URL (a bad link shows a warning and the default dataset);
+:func:`set_data` writes the URL, and every :func:`current_data` call writes it back when a
+page switch dropped it.
+
+Settings kept across pages
+--------------------------
+Streamlit forgets the value of a widget that a run does not draw, so after a visit to
+another page a widget is back at its default.  :func:`remember` keeps the value in a plain
+session-state key (not a widget key, so never deleted) and seeds the widget from it::
+
+    common.remember("curves_definition", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
+                    options=list(DEFINITIONS))
+    definition = st.selectbox("Definition", list(DEFINITIONS), key="curves_definition")
+
+Call it right before the widget, and give the widget no default of its own (no ``value=``,
+``index=`` or ``default=``: the session state sets it).  Widgets on different pages that
+pass the same ``shared`` key show one value: change the definition on Curves and Compare
+opens with it.  The shared keys of the app are :data:`SHARED_DEFINITION`,
+:data:`SHARED_CUTOFF` and :data:`SHARED_RUNS` (the chosen runs / rankers).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +41,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core import data as datasets
-from core.data import ABData, DataError
+from core.data import DATASET_PARAMS, ABData, DataError, DatasetChoice
 from core.runs.export import safe_csv_bytes
 from core.runs.jobs import JobRunner
 from core.runs.store import RunStore, default_runs_dir
@@ -21,6 +50,10 @@ log = logging.getLogger("uprank")
 
 DEFAULT_DATASET = ("world", ())
 RANDOM_RANKER = "Random ranker (seed 0)"
+#: Shared session-state keys of :func:`remember`: one value for the widgets of every page.
+SHARED_DEFINITION = "shared_definition"
+SHARED_CUTOFF = "shared_cutoff"
+SHARED_RUNS = "shared_runs"
 
 
 @st.cache_data(show_spinner="Loading dataset…", max_entries=16)
@@ -48,10 +81,19 @@ def column_codes(content: bytes, column: str) -> list:
     return datasets.arm_codes(frame[column])
 
 
+@st.cache_data(show_spinner="Reopening the uploaded CSV…", max_entries=8)
+def load_stored_upload(fingerprint: str) -> ABData:
+    """An upload stored by :func:`use_upload`, by its fingerprint (``DataError`` if gone)."""
+    return datasets.load_upload(fingerprint)
+
+
 def current_data() -> ABData:
-    """The dataset chosen on the Data page (the embedded default world until then)."""
+    """The dataset chosen on the Data page; in a new session the one the URL names, else the
+    embedded default world.  Also puts the choice back into the URL if a page switch
+    dropped it."""
     if "data" not in st.session_state:
-        set_data(load_benchmark(*DEFAULT_DATASET), source=DEFAULT_DATASET)
+        _open_from_url()
+    _write_url()
     return st.session_state["data"]
 
 
@@ -61,9 +103,142 @@ def current_source() -> tuple[str, tuple] | None:
     return st.session_state.get("data_source")
 
 
+def current_choice() -> DatasetChoice:
+    """The current dataset as a :class:`~core.data.DatasetChoice` (what the URL says)."""
+    current_data()
+    return _choice()
+
+
+def _choice() -> DatasetChoice:
+    """The session's choice; derived once when the data was put in the session state
+    directly (as tests do)."""
+    state = st.session_state
+    if "data_choice" not in state:
+        source = state.get("data_source")
+        state["data_choice"] = (DatasetChoice.listed(*source) if source is not None
+                                else DatasetChoice(upload=state["data"].fingerprint()))
+    return state["data_choice"]
+
+
 def set_data(data: ABData, *, source: tuple[str, tuple] | None = None) -> None:
+    """Make ``data`` the current dataset: ``source`` = ``(key, options)`` of a listed dataset,
+    ``None`` for an upload (named in the URL by its fingerprint)."""
+    if source is not None:
+        choice = DatasetChoice.listed(source[0], source[1])
+    else:
+        choice = DatasetChoice(upload=data.fingerprint())
     st.session_state["data"] = data
-    st.session_state["data_source"] = source
+    st.session_state["data_source"] = None if source is None else (choice.key, choice.options)
+    st.session_state["data_choice"] = choice
+    _write_url()
+
+
+def use_upload(content: bytes, name: str, mapping: tuple) -> ABData:
+    """Read an uploaded CSV with its column mapping, store it on disk (so a reload reopens it)
+    and make it the current dataset.  A failed store is a warning: the data is still used."""
+    data = read_uploaded(content, name, mapping)
+    try:
+        datasets.save_upload(data, content, name=name, mapping=dict(mapping))
+    except DataError as exc:
+        st.warning(f"{exc} The data is used in this tab only: a reload will not reopen it.",
+                   icon=":material/warning:")
+    set_data(data)
+    return data
+
+
+def _open_from_url() -> None:
+    """Open the dataset the URL names (a new session); the default one, with a warning, when
+    the link names nothing valid."""
+    try:
+        choice = DatasetChoice.from_params(st.query_params.to_dict())
+        if choice is not None and choice.upload is not None:
+            set_data(load_stored_upload(choice.upload))
+            return
+        if choice is not None:
+            set_data(load_benchmark(choice.key, choice.options),
+                     source=(choice.key, choice.options))
+            return
+    except (DataError, ValueError) as exc:
+        st.warning(f"The dataset named in the link could not be opened. {exc} The default "
+                   "dataset is shown instead.", icon=":material/link_off:")
+    except Exception as exc:  # noqa: BLE001 - a bad link must never break the app
+        log.exception("Opening the dataset of the URL failed")
+        st.warning(f"The dataset named in the link could not be opened ({type(exc).__name__}: "
+                   f"{exc}). The default dataset is shown instead.", icon=":material/link_off:")
+    set_data(load_benchmark(*DEFAULT_DATASET), source=DEFAULT_DATASET)
+
+
+def keep_dataset_in_url() -> None:
+    """Put the session's dataset back into the URL if a page switch dropped it (Streamlit's
+    navigation does); cheap, and nothing happens before a page has read the dataset.  Pages
+    that call :func:`current_data` do this already; ``app.py`` can call it before
+    ``navigation.run()`` so that every page keeps the URL."""
+    if "data" in st.session_state:
+        _write_url()
+
+
+def _write_url() -> None:
+    """Make the URL's dataset parameters those of the session's choice (only when they
+    differ: every write updates the browser's address)."""
+    want = _choice().to_params()
+    have = {k: v for k, v in st.query_params.to_dict().items() if k in DATASET_PARAMS}
+    if have == want:
+        return
+    for key in have.keys() - want.keys():
+        del st.query_params[key]
+    st.query_params.update(want)
+
+
+def select_current_source(prefix: str = "data") -> None:
+    """Preselect the Data page's dataset boxes (``{prefix}_key``, ``{prefix}_{key}_{option}``)
+    on the current listed dataset, where they hold no value of their own."""
+    source = current_source()
+    if source is None:
+        return
+    key, options = source
+    st.session_state.setdefault(f"{prefix}_key", key)
+    for name, value in options:
+        st.session_state.setdefault(f"{prefix}_{key}_{name}", value)
+
+
+def remember(key: str, default=None, *, shared: str | None = None, options=None) -> None:
+    """Keep the value of widget ``key`` across pages; call right before drawing the widget.
+
+    The value is copied to a plain session-state key (``shared``, default ``"kept_" + key``)
+    on every run and the widget is seeded from it when Streamlit has dropped the widget's own
+    state (after a run of another page).  Draw the widget with ``key=key`` and without a
+    default of its own.  See the module docstring.
+
+    Parameters
+    ----------
+    key : str
+        The widget's key.
+    default
+        The value before anything was chosen.
+    shared : str, optional
+        A key several widgets share (:data:`SHARED_DEFINITION`, :data:`SHARED_CUTOFF`,
+        :data:`SHARED_RUNS`), so one choice shows on every page.  When it changes between
+        runs (a key per dataset, say), the widget is seeded from the new key: each dataset
+        keeps its own value.
+    options : sequence, optional
+        The widget's options: a kept value that is not among them (other data, other runs)
+        gives way to ``default``; a kept list keeps its items that are among them (the
+        default's, when none is).
+    """
+    state = st.session_state
+    store, owner = shared or f"kept_{key}", f"kept_store_{key}"
+    fresh = key not in state or state.get(owner, store) != store
+    value = state.get(store, default) if fresh else state[key]
+    if options is not None:
+        allowed = list(options)
+        if isinstance(value, (list, tuple)):
+            kept = [v for v in value if v in allowed]
+            value = kept if kept or not value else [v for v in default or () if v in allowed]
+        elif value not in allowed:
+            value = default
+    if key not in state or state[key] != value:
+        state[key] = value
+    state[store], state[owner] = value, store
 
 
 @st.cache_resource(show_spinner=False)
@@ -83,6 +258,13 @@ def session_id() -> str:
     if "session_id" not in st.session_state:
         st.session_state["session_id"] = uuid.uuid4().hex
     return st.session_state["session_id"]
+
+
+def thousands(value) -> str:
+    """An integer with thousands separators (``20000`` → ``"20,000"``); anything else as is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
 
 
 def dataset_caption(data: ABData) -> None:
