@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from ui import common
+
 st.set_page_config(page_title="UpRank", page_icon=":material/leaderboard:", layout="wide")
 
 navigation = st.navigation(
@@ -23,4 +25,5 @@ navigation = st.navigation(
         ],
     }
 )
+common.start_app()  # every page keeps the chosen dataset in the URL
 navigation.run()

@@ -27,7 +27,8 @@ from ui.glossary import GLOSSARY
 st.title("Compare runs")
 data = common.current_data()
 common.dataset_caption(data)
-runs = {r.run_id: r for r in common.runner().store.list(fingerprint=data.fingerprint())}
+fingerprint = data.fingerprint()
+runs = {r.run_id: r for r in common.runner().store.list(fingerprint=fingerprint)}
 labels = display_labels(list(runs.values()))
 if not runs:
     st.info("No trained runs on this dataset yet.")
@@ -35,13 +36,17 @@ if not runs:
     st.stop()
 
 c1, c2 = st.columns([3, 2])
-chosen = c1.multiselect("Runs", list(runs), default=list(runs)[:4], key="cmp_runs",
-                        format_func=labels.get)
-definition = c2.selectbox("Curve definition", list(DEFINITIONS), index=3, key="cmp_def",
+common.remember("cmp_runs", list(runs)[:4], shared=f"{common.SHARED_RUNS}_{fingerprint}",
+                options=list(runs))
+chosen = c1.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
+common.remember("cmp_def", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
+                options=list(DEFINITIONS))
+definition = c2.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
                           format_func=lambda d: DEFINITIONS[d].label,
                           help=GLOSSARY["Definition"])
 c1, c2, c3 = st.columns(3)
-cutoff = c1.slider("Cut-off (share targeted)", 1, 100, 30, format="%d%%", key="cmp_cutoff",
+common.remember("cmp_cutoff", 30, shared=common.SHARED_CUTOFF)
+cutoff = c1.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
                    help=GLOSSARY["Cut-off"]) / 100
 band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
                      format_func={"minmax": "min/max (paper)", "95": "95 %"}.get,

@@ -36,8 +36,11 @@ common.dataset_caption(data)
 
 options = common.score_names(data)
 left, right = st.columns([2, 1])
+common.remember("curves_rankers", options[:1], options=options)
 rankers = left.multiselect("Rankers (score columns, higher = target first)", options,
-                           default=options[:1], key="curves_rankers", help=GLOSSARY["Ranker"])
+                           key="curves_rankers", help=GLOSSARY["Ranker"])
+common.remember("curves_definition", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
+                options=list(DEFINITIONS))
 definition = right.selectbox("Curve definition", list(DEFINITIONS), key="curves_definition",
                              format_func=lambda name: DEFINITIONS[name].label,
                              help=GLOSSARY["Definition"])
@@ -58,7 +61,8 @@ x_axis = c2.radio("x-axis", ["fraction", "targeted"], key="curves_x",
 ties = c3.radio("Tied scores", ["average", "stable"], key="curves_ties",
                 help="Rows with the same score. average: the expected curve over every order "
                      "of tied rows (default). stable: tied rows keep their row order.")
-cutoff = c4.slider("Cut-off (share targeted)", 1, 100, 30, format="%d%%", key="curves_cutoff",
+common.remember("curves_cutoff", 30, shared=common.SHARED_CUTOFF)
+cutoff = c4.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="curves_cutoff",
                    help=GLOSSARY["Cut-off"]) / 100
 
 baselines = tuple(b for b, on in zip(BASELINES, (show_random, show_perfect)) if on)

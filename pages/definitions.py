@@ -23,6 +23,7 @@ def simulate(n: int, seed: int, ties: str):
     return compare_scenarios(cases, ties=ties)
 
 
+common.keep_dataset_in_url()  # also when this page's URL is the first a fresh server sees
 st.title("Curve definitions under different arm splits")
 st.markdown(
     "The simulation of Devriendt et al. (2020, §4.2): treated response rate 7 %, control 5 %; "

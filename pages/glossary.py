@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from ui import common
 from ui.glossary import GLOSSARY
 
+common.keep_dataset_in_url()  # also when this page's URL is the first a fresh server sees
 st.title("Glossary")
 st.caption("The same sentences appear as the (?) tooltips next to these terms on the other "
            "pages.")

@@ -135,6 +135,15 @@ def test_hillstrom_survives_a_reload_then_three_split_runs_and_a_report(app_url,
         page = browser.new_page(viewport={"width": 1400, "height": 1000},
                                 accept_downloads=True)
         page.set_default_timeout(60_000)
+        # A shared link to a page, the first request this fresh server sees: the app's own
+        # navigation (not Streamlit's file-name list) and the linked dataset.
+        page.goto(f"{app_url}/curves?dataset=hillstrom&arm=womens&outcome=visit")
+        page.get_by_text("Dataset: Hillstrom").first.wait_for()
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.get_by_text("Glossary").wait_for()
+        assert nav.get_by_role("link", name="app", exact=True).count() == 0
+        _assert_clean(page, "Curves page opened by a link")
+
         page.goto(app_url)
         page.get_by_role("combobox", name="Dataset").first.click()
         page.get_by_role("option", name="Hillstrom e-mail test (MineThatData, 2008)").click()

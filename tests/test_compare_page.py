@@ -146,3 +146,19 @@ def test_definition_ranks_profit_and_deciles_use_every_split(page):
     verdicts = [str(m.value) for m in (*at.info, *at.success) if "depth" in str(m.value)]
     assert len(verdicts) == len(runs)
     assert any("min–max over 3 splits" in str(c.value) for c in at.caption)
+
+
+def test_definition_cutoff_and_runs_carry_from_page_to_page(page):
+    at, runs = page
+    first = at.multiselect(key="cmp_runs").value[:1]
+    at.multiselect(key="cmp_runs").set_value(first)
+    at.selectbox(key="cmp_def").set_value("qini_joint_abs")
+    assert_clean(at.slider(key="cmp_cutoff").set_value(50).run())
+    assert_clean(at.switch_page("pages/curves.py").run())
+    assert at.selectbox(key="curves_definition").value == "qini_joint_abs"
+    assert at.slider(key="curves_cutoff").value == 50
+    assert_clean(at.selectbox(key="curves_definition").set_value("uplift_joint_abs").run())
+    assert_clean(at.switch_page("pages/compare.py").run())
+    assert at.selectbox(key="cmp_def").value == "uplift_joint_abs"
+    assert at.multiselect(key="cmp_runs").value == first
+    assert at.slider(key="cmp_cutoff").value == 50

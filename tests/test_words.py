@@ -51,7 +51,8 @@ def test_curves_page_names_definitions_and_explains_its_widgets():
     assert at.toggle(key="curves_perfect").value is False  # Perfect is off by default
     fig = figure(at)
     assert PERFECT not in [t["name"] for t in fig["data"]]
-    first = next(iter(DEFINITIONS))
+    first = at.selectbox(key="curves_definition").value  # the app-wide default
+    assert first == "uplift_sep_rel"
     assert fig["layout"]["title"]["text"].startswith(DEFINITIONS[first].title)
     assert f"({first})" in fig["layout"]["title"]["text"]
     assert fig["layout"]["xaxis"]["title"]["text"] == "share targeted (%)"

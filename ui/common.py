@@ -91,6 +91,7 @@ def current_data() -> ABData:
     """The dataset chosen on the Data page; in a new session the one the URL names, else the
     embedded default world.  Also puts the choice back into the URL if a page switch
     dropped it."""
+    leave_legacy_pages_mode()
     if "data" not in st.session_state:
         _open_from_url()
     _write_url()
@@ -168,11 +169,42 @@ def _open_from_url() -> None:
     set_data(load_benchmark(*DEFAULT_DATASET), source=DEFAULT_DATASET)
 
 
+def leave_legacy_pages_mode() -> None:
+    """Run ``app.py``'s navigation even when a page's URL is the first one a fresh server sees.
+
+    Because the project has a ``pages/`` folder, Streamlit starts in its legacy multipage
+    mode and, until some session has run ``app.py`` (whose ``st.navigation`` switches the
+    mode off), serves ``/compare`` by running ``pages/compare.py`` alone: file-name sidebar,
+    no page config.  A page that finds itself in that mode switches it off and reruns, so
+    ``app.py`` runs and navigates to the same page.  (Streamlit keeps the mode in a class
+    attribute, ``PagesManager.uses_pages_directory``; ``st.navigation`` clears it the same
+    way.)  Only a session in which ``app.py`` never ran does this: the rerun would drop a
+    widget event, and the mode cannot come back in a live server (Streamlit's ``AppTest``
+    resets it before every run, yet its sessions always start with ``app.py``).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory and not st.session_state.get(_APP_RAN):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_APP_RAN = "_uprank_app_ran"
+
+
+def start_app() -> None:
+    """Called by ``app.py`` after ``st.navigation``: marks the session as navigated by the
+    app (see :func:`leave_legacy_pages_mode`) and keeps the dataset in the URL."""
+    st.session_state[_APP_RAN] = True
+    keep_dataset_in_url()
+
+
 def keep_dataset_in_url() -> None:
     """Put the session's dataset back into the URL if a page switch dropped it (Streamlit's
     navigation does); cheap, and nothing happens before a page has read the dataset.  Pages
     that call :func:`current_data` do this already; ``app.py`` can call it before
     ``navigation.run()`` so that every page keeps the URL."""
+    leave_legacy_pages_mode()
     if "data" in st.session_state:
         _write_url()
 

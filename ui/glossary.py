@@ -65,6 +65,11 @@ GLOSSARY: dict[str, str] = {
     "False judgment": "An experiment that picks the worse ranker (wrong sign of τA − τB). The "
                       "rate falls as users are added; 'users needed' is where it drops below "
                       "the target.",
+    "Tied scores": "Rows with the same score have no order of their own. 'average' draws the "
+                   "expected curve over every order of the tied rows (the default); 'stable' "
+                   "keeps them in file order.",
+    "Users needed": "The number of users an experiment needs before its false-judgment rate "
+                    "falls below the target, read off the simulated curve (log-interpolated).",
     "Biased method": "A method whose mean estimate misses the true τA − τB (its 95 % interval "
                      "excludes the truth in the bias table): it can look fast while converging "
                      "to the wrong answer.",
