@@ -114,8 +114,8 @@ if (paper := sim.paper_target(res.curve)) and t2.toggle(
     target = paper[1]
 fig = false_judgment_figure(res.curve, target=target, biased=set(biased))
 st.caption("Share of simulated experiments that pick the worse ranker, ± 1.96 se. Dashed, "
-           f"'(biased)': 95 % CI of the mean estimate excludes the truth at {largest:,} users "
-           "(the largest count simulated).")
+           f"'(biased)': the mean estimate differs from the true τA − τB at {largest:,} users "
+           "(the largest count simulated; t-test, Bonferroni-corrected over the methods).")
 st.plotly_chart(fig, width="stretch", key="il_curve_chart",
                 config=common.plot_config("uprank_interleaving_false_judgments"))
 st.subheader("Users needed", help=GLOSSARY["Interleaving"])

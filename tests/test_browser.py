@@ -107,13 +107,13 @@ def test_upload_train_and_see_a_curve(app_url, tmp_path):
         page.get_by_text("Current dataset: campaign").wait_for()
         _assert_clean(page, "Data page")
 
-        page.get_by_role("link", name="Train").click()
+        page.get_by_role("link", name="Train", exact=True).click()
         page.get_by_role("button", name="Train", exact=True).click()
         page.get_by_text("Trained in").first.wait_for(timeout=180_000)
         page.get_by_text("Trained in").nth(1).wait_for(timeout=180_000)
         _assert_clean(page, "Train page")
 
-        page.get_by_role("link", name="Compare").click()
+        page.get_by_role("link", name="Compare", exact=True).click()
         page.locator(".js-plotly-plot").first.wait_for()
         page.get_by_text("AUUC on the test rows").wait_for()
         assert page.locator(".js-plotly-plot").count() >= 2  # curves + profit

@@ -279,7 +279,7 @@ def test_biased_methods_are_marked_in_chart_table_and_warning():
     assert set(need.index[need["biased"]]) == expected
     warning = texts(at.warning)
     assert all(f"**{m}**" in warning for m in expected) and "200 users" in warning
-    assert "200 users (the largest count simulated)" in texts(at.caption)
+    assert "200 users (the largest count simulated; t-test" in texts(at.caption)
 
 
 def test_tables_show_no_none_or_nan_and_format_numbers():
@@ -377,7 +377,7 @@ def test_biased_text_names_methods_with_their_miss():
     text = iv.biased_text(bias, off, 1000)
     assert "**CBI-RCT** (mean +0.0387, off by +97%)" in text
     assert "**CBI-IPS** (mean +0.0192, off by -2%)" in text  # (0.0192 - 0.0196) / 0.0196
-    assert "as for CBI-IPS, may be chance" in text  # a miss under 5 % of the truth
+    assert "as for CBI-IPS, is small" in text  # a miss under 5 % of the truth
     assert "AB-list" not in text and "1,000 users" in text
     zero = bias.assign(truth=0.0)
     assert iv.biased_text(zero, iv.misses(zero, {"CBI-RCT"}, 1000), 1000).count(

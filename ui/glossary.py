@@ -70,9 +70,10 @@ GLOSSARY: dict[str, str] = {
                    "keeps them in file order.",
     "Users needed": "The number of users an experiment needs before its false-judgment rate "
                     "falls below the target, read off the simulated curve (log-interpolated).",
-    "Biased method": "A method whose mean estimate misses the true τA − τB (its 95 % interval "
-                     "excludes the truth in the bias table): it can look fast while converging "
-                     "to the wrong answer.",
+    "Biased method": "A method whose mean estimate misses the true τA − τB by more than "
+                     "simulation noise (a t-test at the largest user count, corrected for "
+                     "testing several methods): it can look fast while converging to the wrong "
+                     "answer.",
 }
 
 __all__ = ["GLOSSARY"]

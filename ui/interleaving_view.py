@@ -211,11 +211,11 @@ def biased_text(bias: pd.DataFrame, biased: Iterable[str], n_users: int) -> str:
     names = "; ".join(f"**{m}** (mean {rows.loc[m, 'mean']:+.4f}, {_off(x)})"
                       for m, x in off.items())
     small = [m for m, x in off.items() if abs(x) < 0.05]
-    chance = (f" A miss of a few per cent, as for {', '.join(small)}, may be chance: an "
-              "unbiased method's 95 % interval misses the truth about once in 20 runs; more "
-              "repetitions settle it." if small else "")
-    return (f"Biased in this world: {names}. The true τA − τB ({truth:+.4f}) is outside their "
-            f"95 % intervals at {n_users:,} users. A biased method can look fast in the chart "
+    chance = (f" A miss of a few per cent, as for {', '.join(small)}, is small: more "
+              "repetitions would show whether it is real." if small else "")
+    return (f"Biased in this world: {names}. Their mean estimates differ significantly from "
+            f"the true τA − τB ({truth:+.4f}) at {n_users:,} users (t-test, Bonferroni-corrected "
+            "over the methods). A biased method can look fast in the chart "
             f"while its estimate heads for a wrong answer: do not pick it for its speed.{chance}")
 
 
