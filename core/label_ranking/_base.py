@@ -46,7 +46,12 @@ class LabelRanker(BaseEstimator):
                              f"got {progress!r}.")
         self.n_labels_ = Y.shape[1]
         self.n_features_in_ = X.shape[1]
-        self._fit(X, Y, groups, progress)
+        try:
+            self._fit(X, Y, groups, progress)
+        except BaseException:  # a failed or cancelled fit leaves the estimator unfitted
+            for name in ("n_labels_", "n_features_in_"):
+                self.__dict__.pop(name, None)
+            raise
         return self
 
     def _fit(self, X, Y, groups, progress) -> None:  # pragma: no cover - abstract
