@@ -186,7 +186,7 @@ def test_oracle_interest_beats_popularity():
     assert oracle < disagreement_error(d.Y, popular) - 0.05
 
 
-def test_nonlinearity_changes_the_rankings_not_the_features():
+def test_nonlinearity_changes_the_rankings():
     a = D.make_ad_clicks(500, 10, nonlinearity=0.0, random_state=3)
     b = D.make_ad_clicks(500, 10, nonlinearity=1.0, random_state=3)
     assert not np.array_equal(a.Y, b.Y)
