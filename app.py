@@ -19,6 +19,8 @@ navigation = st.navigation(
             st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:"),
             st.Page("pages/definitions.py", title="Definitions", icon=":material/compare:"),
             st.Page("pages/interleaving.py", title="Interleaving", icon=":material/shuffle:"),
+            st.Page("pages/label_ranking.py", title="Label ranking",
+                    icon=":material/format_list_numbered:"),
         ],
         "Help": [
             st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:"),

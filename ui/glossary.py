@@ -70,6 +70,15 @@ GLOSSARY: dict[str, str] = {
                    "keeps them in file order.",
     "Users needed": "The number of users an experiment needs before its false-judgment rate "
                     "falls below the target, read off the simulated curve (log-interpolated).",
+    "Label ranking methods": "AMM-rank: several linear hyperplanes per label, trained on every "
+                             "known pair of the user's ranking. AMM: the same model on the top "
+                             "label only. Central-Mal / AG-Mal / IB-Mal: one consensus ranking "
+                             "for everyone / per age × gender group / of the 10 most similar "
+                             "users. LR: one logistic model per label. PW-LR: one logistic "
+                             "model per pair of labels, soft votes.",
+    "Disagreement error": "ε_dis: the share of label pairs whose order the user revealed (clicked "
+                          "before clicked, clicked before unclicked) that the model puts the "
+                          "wrong way round. 0 is perfect, 0.5 is a random order.",
     "Biased method": "A method whose mean estimate misses the true τA − τB by more than "
                      "simulation noise (a t-test at the largest user count, corrected for "
                      "testing several methods): it can look fast while converging to the wrong "

@@ -1,0 +1,300 @@
+"""Label-ranking experiments as background tasks: the paper's Table 1 protocol (k-fold cross
+validation of every method, with and without a feature block), P/R/F1@K curves, timings,
+AMM hyperplanes per label, paired per-row tests, and a λ sweep.
+
+The Label ranking page builds a :class:`LabelExperiment`, :func:`submit_experiment` queues it on
+the app's :class:`~core.runs.jobs.JobRunner` (the worker runs :func:`experiment_task`), and
+:func:`load_experiment` reads the stored tables back — keyed by the settings (and, for
+uploaded data, the arrays' digest), so the same settings answer at once after a restart.
+The bench (``python -m bench.label_ranking``) calls :func:`run_experiment`: one code path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.model_selection import KFold
+
+from core.runs.tasks import TaskSpec
+
+__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment", "experiment_task", "holm",
+           "load_experiment", "make_data", "run_experiment", "submit_experiment"]
+
+TASK = "core.runs.label_runs:experiment_task"
+
+#: Display name → estimator class name in :mod:`core.label_ranking` (paper's names).
+METHODS = {
+    "AMM-rank": "AMMRank",
+    "AMM": "MultiClassAMM",
+    "Central-Mal": "CentralMallows",
+    "AG-Mal": "GroupMallows",
+    "IB-Mal": "KNNMallows",
+    "LR": "LogisticPerLabel",
+    "PW-LR": "PairwiseLogistic",
+}
+
+#: The paper's Table 1 (Yahoo ad clicks, 3.3M users, not public): ε_dis without / with the
+#: ad-view features.  Shown beside ours as "not reproducible here".
+PAPER_TABLE1 = {
+    "AMM": (0.3446, 0.2611), "Central-Mal": (0.2957, 0.2957), "AG-Mal": (0.2820, 0.2820),
+    "IB-Mal": (0.2694, 0.1899), "LR": (0.2110, 0.1419), "PW-LR": (0.2091, 0.1226),
+    "AMM-rank": (0.1996, 0.1083),
+}
+
+#: Generators of :mod:`core.label_ranking.data` the page offers (name → function name).
+GENERATORS = {"ad_clicks": "make_ad_clicks", "sklearn": "from_sklearn",
+              "mallows": "make_mallows_mixture"}
+
+WITHOUT, WITH = "without ad views", "with ad views"
+KS = tuple(range(1, 11))
+
+
+@dataclass(frozen=True)
+class LabelExperiment:
+    """Frozen settings of one experiment (hashable; its task key identifies the result)."""
+
+    generator: str | None  # a GENERATORS key, or None for uploaded data
+    generator_args: tuple = ()  # sorted (name, value) pairs
+    methods: tuple[str, ...] = tuple(METHODS)
+    n_folds: int = 5
+    seed: int = 0
+    lam: float = 1e-4
+    epochs: int = 5
+    lam_sweep: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
+    data_digest: str = ""  # uploads: digest of the arrays
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def params(self) -> dict:
+        d = asdict(self)
+        d.pop("extra")
+        d["generator_args"] = [list(p) for p in self.generator_args]
+        d["methods"] = list(self.methods)
+        d["lam_sweep"] = list(self.lam_sweep)
+        return d
+
+    def task(self, label: str = "") -> TaskSpec:
+        return TaskSpec.make(TASK, self.params(), label=label or "Label ranking experiment")
+
+
+def make_data(generator: str, args: Mapping[str, Any]):
+    """The :class:`~core.label_ranking.data.LabelRankingData` of a listed generator."""
+    from core.label_ranking import data as lrdata
+
+    if generator not in GENERATORS:
+        raise ValueError(f"generator must be one of {sorted(GENERATORS)}; got {generator!r}.")
+    return getattr(lrdata, GENERATORS[generator])(**dict(args))
+
+
+def _estimator(method: str, config: LabelExperiment):
+    import core.label_ranking as lr
+
+    cls = getattr(lr, METHODS[method])
+    params = {"random_state": config.seed}
+    if method in ("AMM-rank", "AMM"):
+        params.update(lam=config.lam, epochs=config.epochs)
+    return cls(**params)
+
+
+def _feature_sets(data) -> dict[str, np.ndarray]:
+    """Column selections: all features, and without the ad-view block when there is one."""
+    X = np.asarray(data.X, dtype=np.float64)
+    blocks = getattr(data, "feature_blocks", None) or {}
+    adv = blocks.get("adv")
+    if not adv:
+        return {"all features": X}
+    names = list(getattr(data, "feature_names", None) or getattr(data.X, "columns", []))
+    drop = {names.index(c) for c in adv if c in names}
+    keep = [j for j in range(X.shape[1]) if j not in drop]
+    return {WITHOUT: X[:, keep], WITH: X}
+
+
+def run_experiment(config: LabelExperiment, data, *,
+                   progress: Callable[[float, str], object] | None = None) -> tuple[dict, dict]:
+    """Cross-validate every method on every feature set; returns ``(meta, frames)``.
+
+    Frames: ``table1`` (method × feature set: ε_dis mean and sd over folds, the paper's value),
+    ``prf`` (method, feature set, k, precision, recall, f1 — pooled over folds),
+    ``timing`` (fit / predict seconds per fold), ``hyperplanes`` (AMM-rank's hyperplanes per
+    label, last fold, richest feature set), ``paired`` (every pair of methods per feature set:
+    mean per-row ε_dis difference, paired t-test p-value over all held-out rows), ``sweep``
+    (AMM-rank's ε_dis on the first fold for each λ of ``lam_sweep``).
+    """
+    from core.label_ranking.metrics import disagreement_error, prf_curve
+
+    report = progress or (lambda fraction, text: None)
+    Y = np.asarray(data.Y)
+    groups = None if getattr(data, "groups", None) is None else np.asarray(data.groups)
+    sets = _feature_sets(data)
+    folds = list(KFold(config.n_folds, shuffle=True, random_state=config.seed).split(Y))
+    methods = [m for m in config.methods if m != "AG-Mal" or groups is not None]
+    skipped = [m for m in config.methods if m not in methods]  # AG-Mal needs groups
+    steps = len(sets) * len(methods) * len(folds) + len(config.lam_sweep)
+    done = 0
+    rows, prf_rows, timing, per_row, planes = [], [], [], {}, None
+    for set_name, X in sets.items():
+        for method in methods:
+            errs, pred_all = [], np.zeros_like(Y)
+            for f, (train, test) in enumerate(folds):
+                report(done / steps, f"{method}, {set_name}, fold {f + 1}/{len(folds)}")
+                est = _estimator(method, config)
+                g_train = None if groups is None else groups[train]
+                g_test = None if groups is None else groups[test]
+                t0 = time.perf_counter()
+                X_train, X_test = _scaled(method, X[train], X[test])
+                est.fit(X_train, Y[train], groups=g_train)
+                t1 = time.perf_counter()
+                pred = est.predict(X_test, groups=g_test)
+                t2 = time.perf_counter()
+                pred_all[test] = pred
+                errs.append(disagreement_error(Y[test], pred))
+                timing.append({"method": method, "features": set_name, "fold": f + 1,
+                               "fit_s": t1 - t0, "predict_s": t2 - t1, "rows": len(test)})
+                if method == "AMM-rank" and hasattr(est, "hyperplanes_per_label_"):
+                    planes = (set_name, np.asarray(est.hyperplanes_per_label_))
+                done += 1
+            paper = PAPER_TABLE1.get(method)
+            rows.append({"method": method, "features": set_name,
+                         "eps_dis": float(np.mean(errs)), "sd": float(np.std(errs, ddof=1))
+                         if len(errs) > 1 else float("nan"),
+                         "paper (Yahoo)": {WITHOUT: paper[0], WITH: paper[1]}.get(
+                             set_name, float("nan")) if paper else float("nan")})
+            curve = prf_curve(Y, pred_all, ks=[k for k in KS if k <= Y.shape[1]])
+            prf_rows.append(curve.assign(method=method, features=set_name))
+            per_row[(method, set_name)] = _per_row_errors(Y, pred_all)
+    paired = _paired(per_row)
+    sweep = []
+    train, test = folds[0]
+    X = list(sets.values())[-1]
+    for lam in config.lam_sweep:
+        report(done / steps, f"λ sweep: λ = {lam:g}")
+        import core.label_ranking as lr
+
+        est = lr.AMMRank(lam=lam, epochs=config.epochs, random_state=config.seed)
+        X_train, X_test = _scaled("AMM-rank", X[train], X[test])
+        est.fit(X_train, Y[train])
+        sweep.append({"lam": lam, "eps_dis": disagreement_error(Y[test], est.predict(X_test))})
+        done += 1
+    report(1.0, "done")
+    frames = {"table1": pd.DataFrame(rows), "prf": pd.concat(prf_rows, ignore_index=True),
+              "timing": pd.DataFrame(timing), "paired": paired, "sweep": pd.DataFrame(sweep)}
+    if planes is not None:
+        frames["hyperplanes"] = pd.DataFrame({"label": list(getattr(data, "labels", range(
+            len(planes[1])))), "hyperplanes": planes[1]})
+    meta = {"n_rows": int(Y.shape[0]), "n_labels": int(Y.shape[1]),
+            "feature_sets": {k: int(v.shape[1]) for k, v in sets.items()},
+            "n_folds": config.n_folds,
+            "skipped": {m: "the data have no groups (e.g. age × gender)" for m in skipped}}
+    return meta, frames
+
+
+def _scaled(method: str, X_train: np.ndarray, X_test: np.ndarray):
+    """AMM works on raw features (as BudgetedSVM): standardise them on the training fold
+    (scikit-learn's StandardScaler); the other methods scale inside their own fit."""
+    if method not in ("AMM-rank", "AMM"):
+        return X_train, X_test
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(X_train)
+    return scaler.transform(X_train), scaler.transform(X_test)
+
+
+def _per_row_errors(Y, pred) -> np.ndarray:
+    from core.label_ranking.metrics import disagreement_per_row
+
+    return disagreement_per_row(Y, pred)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of ``m`` p-values (family-wise error control).
+
+    The i-th smallest p-value becomes ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
+
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.shape[0]
+    order = np.argsort(p)
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def _paired(per_row: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:
+    """Paired t-test of per-row ε_dis for every pair of methods on the same feature set,
+    Holm-corrected over the pairs of each feature set."""
+    out = []
+    keys = list(per_row)
+    for i, (m1, s1) in enumerate(keys):
+        for m2, s2 in keys[i + 1:]:
+            if s1 != s2:
+                continue
+            a, b = per_row[(m1, s1)], per_row[(m2, s2)]
+            ok = np.isfinite(a) & np.isfinite(b)
+            d = a[ok] - b[ok]
+            p = float(stats.ttest_rel(a[ok], b[ok]).pvalue) if d.std() > 0 else 1.0
+            out.append({"features": s1, "method A": m1, "method B": m2,
+                        "mean difference (A − B)": float(d.mean()), "p_value": p})
+    frame = pd.DataFrame(out, columns=["features", "method A", "method B",
+                                       "mean difference (A − B)", "p_value"])
+    if frame.empty:
+        return frame.assign(verdict=pd.Series(dtype=object))
+    for _, idx in frame.groupby("features").groups.items():
+        frame.loc[idx, "p_value"] = holm(frame.loc[idx, "p_value"].to_numpy())
+    frame["verdict"] = [
+        (f"{a if d < 0 else b} has the lower error (p = {p:.3g})" if p < 0.05
+         else "not distinguishable at 5 %")
+        for a, b, d, p in zip(frame["method A"], frame["method B"],
+                              frame["mean difference (A − B)"], frame["p_value"])]
+    return frame
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        if a is not None:
+            h.update(np.ascontiguousarray(np.asarray(a, dtype=np.float64)).tobytes())
+    return h.hexdigest()[:16]
+
+
+def submit_experiment(runner, config: LabelExperiment, data=None, *, session: str = "") -> str:
+    """Queue the experiment (uploaded ``data`` travels as arrays); returns the job id."""
+    inputs = {}
+    if config.generator is None:
+        if data is None:
+            raise ValueError("an experiment on uploaded data needs the data.")
+        inputs = {"X": np.asarray(data.X, dtype=np.float64), "Y": np.asarray(data.Y)}
+        if getattr(data, "groups", None) is not None:
+            inputs["groups"] = np.asarray(data.groups).astype(str)
+    return runner.submit_task(config.task(), inputs=inputs, session=session)
+
+
+def experiment_task(params: dict, *, inputs: dict, store, progress) -> tuple[dict, dict]:
+    """The worker's entry point (see :mod:`core.runs.tasks`)."""
+    config = LabelExperiment(
+        generator=params["generator"],
+        generator_args=tuple(tuple(p) for p in params["generator_args"]),
+        methods=tuple(params["methods"]), n_folds=params["n_folds"], seed=params["seed"],
+        lam=params["lam"], epochs=params["epochs"], lam_sweep=tuple(params["lam_sweep"]),
+        data_digest=params["data_digest"])
+    if config.generator is None:
+        from types import SimpleNamespace
+
+        data = SimpleNamespace(X=inputs["X"], Y=inputs["Y"], groups=inputs.get("groups"),
+                               feature_blocks={})
+    else:
+        data = make_data(config.generator, dict(config.generator_args))
+    return run_experiment(config, data, progress=progress)
+
+
+def load_experiment(store, key: str) -> tuple[dict, dict] | None:
+    """Stored ``(meta, frames)`` of an experiment, or ``None``."""
+    return store.load_result(key)

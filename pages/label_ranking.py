@@ -1,0 +1,151 @@
+"""Label ranking: rank L labels (ad categories) per user from incomplete click rankings —
+AMM-rank and its baselines under the paper's Table 1 protocol (Grbovic et al.)."""
+
+import streamlit as st
+
+from core.runs import label_runs
+from core.runs.export import safe_csv_bytes
+from ui import common
+from ui import label_ranking_view as view
+from ui.glossary import GLOSSARY
+
+common.keep_dataset_in_url()
+st.title("Label ranking: which ad categories for whom")
+st.markdown(
+    "For each user, rank L labels (ad categories) by preference, learning from users whose "
+    "observed rankings are incomplete: only the categories they clicked, in order; every "
+    "unclicked category ranks below every clicked one. **AMM-rank** (adaptive multi-hyperplane "
+    "machines with a pairwise ranking loss) against Mallows-based and logistic baselines, "
+    "scored by the disagreement error ε_dis (share of known label pairs in the wrong order; "
+    "lower is better) and precision / recall / F1 at the top K.")
+
+source = st.radio("Data", ["ad_clicks", "sklearn", "mallows", "upload"], horizontal=True,
+                  key="lr_source", format_func={
+                      "ad_clicks": "Simulated ad clicks (the paper's features)",
+                      "sklearn": "From scikit-learn (iris, wine, digits)",
+                      "mallows": "Mallows mixture", "upload": "Upload a CSV"}.get)
+data = args = None
+with common.guard("Preparing the data"):
+    c1, c2, c3, c4 = st.columns(4)
+    if source == "ad_clicks":
+        args = (("n_users", int(c1.select_slider("Users", [2_000, 5_000, 20_000, 50_000],
+                                                  2_000, key="lr_n"))),
+                ("n_labels", int(c2.select_slider("Labels (categories)", [10, 20, 50], 20,
+                                                  key="lr_L"))),
+                ("nonlinearity", float(c3.slider("Non-linearity of interests", 0.0, 1.0, 0.5,
+                                                 0.1, key="lr_nl"))),
+                ("random_state", int(c4.number_input("Seed", 0, 10_000, 0, key="lr_seed_d"))))
+    elif source == "sklearn":
+        args = (("name", c1.selectbox("Dataset", ["iris", "wine", "digits"], key="lr_skl")),
+                ("random_state", 0))
+    elif source == "mallows":
+        args = (("n", int(c1.select_slider("Rows", [1_000, 5_000, 20_000], 5_000,
+                                            key="lr_mn"))),
+                ("n_labels", int(c2.slider("Labels", 3, 20, 8, key="lr_mL"))),
+                ("theta", float(c3.slider("Concentration θ", 0.1, 3.0, 1.0, 0.1,
+                                          key="lr_theta"))),
+                ("top_k", int(c4.slider("Top-k kept (0 = complete)", 0, 10, 3,
+                                        key="lr_topk")) or None),
+                ("random_state", 0))
+    if source != "upload":
+        data = view.generated(source, args)
+    else:
+        st.caption("A CSV of numeric features plus either one ranking column "
+                   "(e.g. `sports>news>autos`, most preferred first) or one position column "
+                   "per label named `pos_<label>` (1 = most preferred, 0 or blank = not "
+                   "ranked). Leave the ranking column empty to use the `pos_` columns.")
+        upload = st.file_uploader("Label-ranking CSV", type=["csv", "txt"], key="lr_upload")
+        u1, u2 = st.columns(2)
+        ranking_col = u1.text_input("Ranking column (leave empty for position columns)",
+                                    "ranking", key="lr_rank_col")
+        group_col = u2.text_input("Group column (optional, e.g. age × gender)", "",
+                                  key="lr_group_col")
+        if upload is not None:
+            options = (("ranking_column", ranking_col.strip() or None),
+                       ("group_column", group_col.strip() or None))
+            data = view.uploaded(upload.getvalue(), options)
+if data is None:
+    st.info("Upload a CSV (or pick a generator) to start.")
+    st.stop()
+
+n, L = data.Y.shape
+m = st.columns(4)
+m[0].metric("Users (rows)", f"{n:,}")
+m[1].metric("Labels", f"{L:,}")
+m[2].metric("Features", f"{data.X.shape[1]:,}")
+m[3].metric("Labels ranked per user (mean)", f"{(data.Y > 0).sum(axis=1).mean():.1f}")
+f1, f2 = st.columns(2)
+f1.plotly_chart(view.frequency_figure(data), width="stretch", key="lr_freq")
+f2.plotly_chart(view.length_figure(data), width="stretch", key="lr_len")
+consensus = view.consensus_table(data)
+if consensus is not None:
+    with st.expander("Consensus ranking of each group (paper Figure 2)"):
+        st.dataframe(consensus, width="stretch", key="lr_consensus")
+
+st.subheader("Experiment (paper Table 1 protocol)")
+e1, e2, e3, e4 = st.columns([3, 1, 1, 1])
+methods = e1.multiselect("Methods", list(label_runs.METHODS), list(label_runs.METHODS),
+                         key="lr_methods", help=GLOSSARY["Label ranking methods"])
+folds = e2.number_input("Folds", 2, 10, 5, key="lr_folds")
+lam = e3.select_slider("AMM λ", [1e-6, 1e-5, 1e-4, 1e-3, 1e-2], 1e-4, key="lr_lam",
+                       format_func=lambda v: f"{v:g}")
+seed = e4.number_input("Seed", 0, 10_000, 0, key="lr_seed")
+config = None
+if methods:
+    config = label_runs.LabelExperiment(
+        generator=None if source == "upload" else source,
+        generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),
+        methods=tuple(methods), n_folds=int(folds), seed=int(seed), lam=float(lam),
+        data_digest="" if source != "upload" else label_runs._digest(data.X, data.Y))
+job = st.session_state.get("lr_job")
+if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
+    with common.guard("Starting the experiment"):
+        job = st.session_state["lr_job"] = (view.submit(config, data), config)
+if job is not None and (done := view.show_job(job[0])) is not None:
+    st.session_state["lr_last"] = (job[1], done)
+if "lr_last" not in st.session_state:
+    if job is None:
+        st.info("Pick methods and press **Run experiment** (runs in the background; you can "
+                "leave the page).")
+    st.stop()
+cfg, (meta, frames) = st.session_state["lr_last"]
+if cfg != config:
+    st.caption(":material/history: Results of the last experiment; the settings have changed "
+               "since.")
+
+for method, why in meta.get("skipped", {}).items():
+    st.info(f"{method} was left out: {why}.")
+st.markdown("**Disagreement error ε_dis** (lower is better)")
+st.dataframe(view.table1_display(frames["table1"]), width="stretch", key="lr_table1")
+st.caption(f"Mean ± sd over {meta['n_folds']} folds of {meta['n_rows']:,} users. The paper's "
+           "numbers are on Yahoo's 3.3M users (not public): shown for the ranking of methods, "
+           "not to be matched.")
+sets = list(dict.fromkeys(frames["prf"]["features"]))
+r1, r2 = st.columns(2)
+which = r1.radio("Feature set", sets, horizontal=True, key="lr_set")
+metric = r2.radio("Metric", ["f1", "precision", "recall"], horizontal=True, key="lr_metric",
+                  format_func={"f1": "F1@K", "precision": "precision P@K",
+                               "recall": "recall R@K"}.get)
+st.plotly_chart(view.prf_figure(frames["prf"], which, metric), width="stretch", key="lr_prf")
+st.markdown("**Paired per-user tests** (t-test on per-user ε_dis, same held-out users; "
+            "p-values Holm-corrected over the pairs of each feature set)")
+st.dataframe(frames["paired"], width="stretch", hide_index=True, key="lr_paired",
+             column_config={"p_value": st.column_config.NumberColumn("p (Holm)", format="%.3g"),
+                            "mean difference (A − B)": st.column_config.NumberColumn(
+                                format="%.4f")})
+t1, t2 = st.columns(2)
+timing = (frames["timing"].groupby(["method", "features"])[["fit_s", "predict_s"]].mean()
+          .rename(columns={"fit_s": "fit (s)", "predict_s": "predict (s)"}))
+t1.markdown("**Seconds per fold** (fit, predict)")
+t1.dataframe(timing, width="stretch", key="lr_timing",
+             column_config={c: st.column_config.NumberColumn(format="%.2f")
+                            for c in ("fit (s)", "predict (s)")})
+if "sweep" in frames and len(frames["sweep"]):
+    t2.plotly_chart(view.sweep_figure(frames["sweep"]), width="stretch", key="lr_sweep")
+if "hyperplanes" in frames:
+    st.markdown("**AMM-rank hyperplanes per label** (learned, capped by the budget)")
+    st.bar_chart(frames["hyperplanes"].set_index("label"), height=220)
+d1, d2, d3 = st.columns(3)
+for col, name in zip((d1, d2, d3), ("table1", "prf", "paired")):
+    col.download_button(f"Download {name} (CSV)", safe_csv_bytes(frames[name]),
+                        f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}")
