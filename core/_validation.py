@@ -24,6 +24,7 @@ __all__ = [
     "check_int_at_least",
     "check_level",
     "check_positive_int",
+    "check_positive_number",
     "check_scores",
     "check_uplift_inputs",
     "is_integer",
@@ -227,3 +228,20 @@ def as_generator(random_state: Any) -> np.random.Generator:
         "random_state must be None, an int, a SeedSequence or a numpy Generator; "
         f"got {type(random_state).__name__}."
     )
+
+
+def check_positive_number(value: Any, name: str, what: str) -> float:
+    """``value`` as a finite float > 0, else ``ValueError`` naming ``what`` it is (booleans
+    refused).
+
+    >>> check_positive_number(0.5, "C", "inverse L2 strength")
+    0.5
+    """
+    message = f"{name} must be a positive number ({what}); got {value!r}."
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
+    if isinstance(value, (bool, np.bool_)) or not (np.isfinite(v) and v > 0):
+        raise ValueError(message)
+    return v

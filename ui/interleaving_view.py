@@ -19,7 +19,6 @@ from pandas.io.formats.style import Styler
 from core.data.abdata import ABData
 from core.interleaving import users_needed
 from core.runs.export import safe_csv_bytes
-from core.runs.jobs import JobStatus
 from core.runs.simulations import (
     TABLE2_USERS,
     SimConfig,
@@ -31,7 +30,7 @@ from core.runs.store import RunStore
 from ui import common
 from ui.glossary import GLOSSARY
 from ui.interleaving_charts import BIASED_SUFFIX, bias_figure
-from ui.jobs import draw_job
+from ui.jobs import show_task
 
 NA = "—"
 """Shown for a number that does not exist (not reached, undefined)."""
@@ -74,43 +73,17 @@ def submit(config: SimConfig, data: ABData | None = None, scores: tuple | None =
                              session=common.session_id())
 
 
-def status(job_id: str) -> JobStatus | None:
-    """The job's status, or ``None`` when the runner no longer knows it (app restarted)."""
-    try:
-        return common.runner().status(job_id)
-    except KeyError:
-        return None
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def result(root: str, key: str) -> SimResult | None:
     """A stored result, read once per (runs directory, key)."""
     return load_simulation(RunStore(root), key)
 
 
-@st.fragment(run_every=0.5)
-def watch(job_id: str) -> None:
-    """Progress of a running job, redrawn every half second; reruns the page when it ends."""
-    job = status(job_id)
-    if job is None or job.is_final:
-        st.rerun()
-    draw_job(job, common.runner(), common.session_id(), key="il_cancel", title=False)
-
-
 def show_job(job_id: str) -> SimResult | None:
     """Progress and Cancel of a running job, or how it ended; its result once done."""
-    job = status(job_id)
-    if job is None:
-        return None
-    if not job.is_final:
-        watch(job_id)
-    elif job.state == "failed":
-        st.error(job.message, icon=":material/error:")
-    elif job.state == "cancelled":
-        st.info("Simulation cancelled; nothing was stored.")
-    else:
-        return result(str(common.runner().store.root), job.run_id)
-    return None
+    root = str(common.runner().store.root)
+    return show_task(common.runner(), job_id, common.session_id(), key="il_cancel",
+                     what="Simulation", load=lambda key: result(root, key))
 
 
 # ------------------------------------------------------------------------------ result tables

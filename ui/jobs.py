@@ -4,6 +4,8 @@ The pages only draw; the runner does the work."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from core.runs.jobs import JobRunner, JobStatus
@@ -56,3 +58,40 @@ def draw_job(job: JobStatus, runner: JobRunner, session: str, *, key: str,
         done = "Trained" if job.kind == "train" else "Done"
         box.success(f"{done} in {job.elapsed:.1f} s" if job.state == "done" else job.message,
                     icon=":material/check:")
+
+
+def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
+    """The job's status, or ``None`` when the runner no longer knows it (app restarted)."""
+    try:
+        return runner.status(job_id)
+    except KeyError:
+        return None
+
+
+@st.fragment(run_every=0.5)
+def watch_task(runner: JobRunner, job_id: str, session: str, key: str) -> None:
+    """Progress of a running task, redrawn every half second; reruns the page when it ends."""
+    job = task_status(runner, job_id)
+    if job is None or job.is_final:
+        st.rerun()
+    draw_job(job, runner, session, key=key, title=False)
+
+
+def show_task(runner: JobRunner, job_id: str, session: str, *, key: str, what: str,
+              load: Callable[[str], object]):
+    """Progress and Cancel of a running task, or how it ended; ``load(result key)`` once done.
+
+    ``what`` names the task in the "cancelled" notice ("Simulation", "Experiment").
+    """
+    job = task_status(runner, job_id)
+    if job is None:
+        return None
+    if not job.is_final:
+        watch_task(runner, job_id, session, key)
+    elif job.state == "failed":
+        st.error(job.message, icon=":material/error:")
+    elif job.state == "cancelled":
+        st.info(f"{what} cancelled; nothing was stored.")
+    else:
+        return load(job.run_id)
+    return None

@@ -14,7 +14,7 @@ from core.label_ranking.baselines import borda_consensus
 from core.runs import label_runs
 from core.runs.store import RunStore
 from ui import common
-from ui.jobs import draw_job
+from ui.jobs import show_task
 
 
 @st.cache_data(show_spinner="Generating the data…", max_entries=8)
@@ -37,33 +37,11 @@ def submit(config, data) -> str:
                                         session=common.session_id())
 
 
-@st.fragment(run_every=0.5)
-def watch(job_id: str) -> None:
-    """Progress and Cancel of a running experiment; reruns the page when it ends."""
-    try:
-        job = common.runner().status(job_id)
-    except KeyError:
-        st.rerun()
-    if job.is_final:
-        st.rerun()
-    draw_job(job, common.runner(), common.session_id(), key="lr_cancel", title=False)
-
-
 def show_job(job_id: str):
     """The stored ``(meta, frames)`` once the job is done; progress or how it ended before."""
-    try:
-        job = common.runner().status(job_id)
-    except KeyError:
-        return None
-    if not job.is_final:
-        watch(job_id)
-    elif job.state == "failed":
-        st.error(job.message, icon=":material/error:")
-    elif job.state == "cancelled":
-        st.info("Experiment cancelled; nothing was stored.")
-    else:
-        return result(str(common.runner().store.root), job.run_id)
-    return None
+    root = str(common.runner().store.root)
+    return show_task(common.runner(), job_id, common.session_id(), key="lr_cancel",
+                     what="Experiment", load=lambda key: result(root, key))
 
 
 def frequency_figure(data) -> go.Figure:

@@ -101,7 +101,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from core._validation import as_generator, check_choice, check_positive_int
+from core._validation import as_generator, check_choice, check_positive_int, check_positive_number
 from core.label_ranking._base import LabelRanker
 
 __all__ = ["AMMRank", "MultiClassAMM"]
@@ -333,18 +333,6 @@ def _step_reference(W, counts, x, y, t, *, lam, budget, nu="constant", multiclas
 
 
 # ------------------------------------------------------------------------ estimators
-def _check_positive_float(value: Any, name: str, what: str) -> float:
-    """``value`` as a finite float > 0, else ``ValueError`` (booleans refused)."""
-    message = f"{name} must be a positive number ({what}); got {value!r}."
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(message) from None
-    if isinstance(value, (bool, np.bool_)) or not (np.isfinite(v) and v > 0):
-        raise ValueError(message)
-    return v
-
-
 class _AMMBase(LabelRanker):
     """Shared fit / predict of the AMM estimators (validation, chunked kernel, scoring)."""
 
@@ -352,11 +340,11 @@ class _AMMBase(LabelRanker):
 
     def _params(self) -> dict:
         out = {
-            "lam": _check_positive_float(self.lam, "lam", "the regularisation λ"),
+            "lam": check_positive_number(self.lam, "lam", "the regularisation λ"),
             "budget": check_positive_int(self.budget, "budget"),
             "epochs": check_positive_int(self.epochs, "epochs"),
             "prune_every": check_positive_int(self.prune_every, "prune_every"),
-            "c": _check_positive_float(self.c, "c", "the pruning constant"),
+            "c": check_positive_number(self.c, "c", "the pruning constant"),
         }
         try:
             bias = float(self.bias)

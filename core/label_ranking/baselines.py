@@ -64,7 +64,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from core._validation import as_generator, check_positive_int, check_scores
+from core._validation import as_generator, check_positive_int, check_positive_number, check_scores
 from core.label_ranking._base import LabelRanker
 from core.label_ranking._rankings import check_rankings
 
@@ -108,17 +108,6 @@ def _check_weights(weights: Any, n: int) -> np.ndarray:
     if w.sum() <= 0:
         raise ValueError("weights must have a positive sum; got all zeros.")
     return w
-
-
-def _check_C(value: Any) -> float:
-    message = f"C must be a positive number (inverse L2 strength); got {value!r}."
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(message) from None
-    if isinstance(value, (bool, np.bool_)) or not (np.isfinite(v) and v > 0):
-        raise ValueError(message)
-    return v
 
 
 def _seed(rng: np.random.Generator) -> int:
@@ -442,7 +431,7 @@ class LogisticPerLabel(LabelRanker):
         self.random_state = random_state
 
     def _fit(self, X, Y, groups, progress) -> None:
-        C = _check_C(self.C)
+        C = check_positive_number(self.C, "C", "inverse L2 strength")
         max_iter = check_positive_int(self.max_iter, "max_iter")
         rng = as_generator(self.random_state)
         scaler = StandardScaler().fit(X)
@@ -538,7 +527,7 @@ class PairwiseLogistic(LabelRanker):
         self.random_state = random_state
 
     def _fit(self, X, Y, groups, progress) -> None:
-        C = _check_C(self.C)
+        C = check_positive_number(self.C, "C", "inverse L2 strength")
         max_iter = check_positive_int(self.max_iter, "max_iter")
         cap = (None if self.max_pairs_rows is None
                else check_positive_int(self.max_pairs_rows, "max_pairs_rows"))
