@@ -145,7 +145,8 @@ if "sweep" in frames and len(frames["sweep"]):
 if "hyperplanes" in frames:
     st.markdown("**AMM-rank hyperplanes per label** (learned, capped by the budget)")
     st.bar_chart(frames["hyperplanes"].set_index("label"), height=220)
-d1, d2, d3 = st.columns(3)
-for col, name in zip((d1, d2, d3), ("table1", "prf", "paired")):
-    col.download_button(f"Download {name} (CSV)", safe_csv_bytes(frames[name]),
-                        f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}")
+names = ("table1", "prf", "paired", "predictions")
+for col, name in zip(st.columns(len(names)), names):
+    col.download_button(f"Download {name} (CSV)", lambda f=frames[name]: safe_csv_bytes(f),
+                        f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}",
+                        on_click="ignore")

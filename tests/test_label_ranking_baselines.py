@@ -433,12 +433,18 @@ def test_progress_reports_every_model_and_can_cancel(model, total):
     (PairwiseLogistic(C=float("inf")), "C must be a positive number"),
     (PairwiseLogistic(max_iter=-3), "max_iter must be a positive integer; got -3"),
     (PairwiseLogistic(max_pairs_rows=0), "max_pairs_rows must be a positive integer; got 0"),
-    (GroupMallows(), "GroupMallows needs groups"),
 ])
 def test_bad_params_raise(model, match):
     X, Y, _ = _world(30, seed=17)
     with pytest.raises(ValueError, match=match):
         model.fit(X, Y)
+
+
+def test_group_mallows_without_groups_is_central_mallows_and_warns():
+    X, Y, _ = _world(40, seed=19)
+    with pytest.warns(UserWarning, match="no groups"):
+        grouped = GroupMallows(random_state=0).fit(X, Y).predict(X)
+    np.testing.assert_array_equal(grouped, CentralMallows(random_state=0).fit(X, Y).predict(X))
 
 
 def test_bad_predict_input_raises():

@@ -54,6 +54,7 @@ pairwise preferences. *Artificial Intelligence*, 172(16–17), 1897–1916.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
@@ -254,9 +255,11 @@ class GroupMallows(LabelRanker):
         self.random_state = random_state
 
     def _fit(self, X, Y, groups, progress) -> None:
-        if groups is None:
-            raise ValueError("GroupMallows needs groups: pass fit(X, Y, groups=...) with one "
-                             "group (e.g. age × gender bucket) per row; got groups=None.")
+        if groups is None:  # one group: the central consensus (the estimator contract)
+            warnings.warn("GroupMallows got no groups (fit(X, Y, groups=...), e.g. age × "
+                          "gender): every row is one group, as CentralMallows.", UserWarning,
+                          stacklevel=3)
+            groups = np.zeros(Y.shape[0], dtype=np.int64)
         P = _mean_positions(Y)
         keys = _distinct(groups)
         index = {_key(g): i for i, g in enumerate(keys)}

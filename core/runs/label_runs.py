@@ -124,7 +124,8 @@ def run_experiment(config: LabelExperiment, data, *,
     ``timing`` (fit / predict seconds per fold), ``hyperplanes`` (AMM-rank's hyperplanes per
     label, last fold, richest feature set), ``paired`` (every pair of methods per feature set:
     mean per-row ε_dis difference, paired t-test p-value over all held-out rows), ``sweep``
-    (AMM-rank's ε_dis on the first fold for each λ of ``lam_sweep``).
+    (AMM-rank's ε_dis on the first fold for each λ of ``lam_sweep``), ``predictions`` (every
+    row's observed ranking and each method's held-out top-10 labels, richest feature set).
     """
     from core.label_ranking.metrics import disagreement_error, prf_curve
 
@@ -138,6 +139,9 @@ def run_experiment(config: LabelExperiment, data, *,
     steps = len(sets) * len(methods) * len(folds) + len(config.lam_sweep)
     done = 0
     rows, prf_rows, timing, per_row, planes = [], [], [], {}, None
+    labels = getattr(data, "labels", None)
+    labels = [str(x) for x in (range(1, Y.shape[1] + 1) if labels is None else labels)]
+    predictions = {}
     for set_name, X in sets.items():
         for method in methods:
             errs, pred_all = [], np.zeros_like(Y)
@@ -168,6 +172,8 @@ def run_experiment(config: LabelExperiment, data, *,
             curve = prf_curve(Y, pred_all, ks=[k for k in KS if k <= Y.shape[1]])
             prf_rows.append(curve.assign(method=method, features=set_name))
             per_row[(method, set_name)] = _per_row_errors(Y, pred_all)
+            if set_name == list(sets)[-1]:  # held-out predictions, richest feature set
+                predictions[method] = _top_labels(pred_all, labels)
     paired = _paired(per_row)
     sweep = []
     train, test = folds[0]
@@ -184,14 +190,26 @@ def run_experiment(config: LabelExperiment, data, *,
     report(1.0, "done")
     frames = {"table1": pd.DataFrame(rows), "prf": pd.concat(prf_rows, ignore_index=True),
               "timing": pd.DataFrame(timing), "paired": paired, "sweep": pd.DataFrame(sweep)}
+    frames["predictions"] = pd.DataFrame({"row": np.arange(1, Y.shape[0] + 1),
+                                          "observed": _top_labels(Y, labels, top=None),
+                                          **predictions})
     if planes is not None:
-        frames["hyperplanes"] = pd.DataFrame({"label": list(getattr(data, "labels", range(
-            len(planes[1])))), "hyperplanes": planes[1]})
+        frames["hyperplanes"] = pd.DataFrame({"label": labels, "hyperplanes": planes[1]})
     meta = {"n_rows": int(Y.shape[0]), "n_labels": int(Y.shape[1]),
             "feature_sets": {k: int(v.shape[1]) for k, v in sets.items()},
             "n_folds": config.n_folds,
             "skipped": {m: "the data have no groups (e.g. age × gender)" for m in skipped}}
     return meta, frames
+
+
+def _top_labels(P: np.ndarray, labels: list[str], top: int | None = 10) -> list[str]:
+    """Each row's ranked labels as "a > b > c" (the first ``top`` for predictions)."""
+    out = []
+    for row in P:
+        ranked = np.flatnonzero(row > 0)
+        ranked = ranked[np.argsort(row[ranked])][:top]
+        out.append(" > ".join(labels[j] for j in ranked))
+    return out
 
 
 def _scaled(method: str, X_train: np.ndarray, X_test: np.ndarray):
