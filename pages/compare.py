@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from core.constants import CUTOFFS
+from core.constants import CUTOFFS, DASH
 from core.evaluation.across_splits import pooling_note
 from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
@@ -54,7 +54,7 @@ band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key=
 if chosen and st.session_state.get("cmp_ref") not in chosen:
     st.session_state["cmp_ref"] = chosen[0]  # preselect: never "Choose an option"
 reference = c3.selectbox("Reference run (paired tests)", chosen or [None], key="cmp_ref",
-                         format_func=lambda rid: labels.get(rid, "—"))
+                         format_func=lambda rid: labels.get(rid, DASH))
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()
@@ -88,7 +88,8 @@ with common.guard("Comparing the runs"):
                + " Random targeting and Perfect (oracle) are the baselines.")
     if paired is not None:
         st.markdown(f"**Against the reference** ({labels[reference]}) at {cutoff:.0%}")
-        st.dataframe(paired_display(paired, cutoff=cutoff), width="stretch", key="cmp_paired")
+        st.dataframe(paired_display(paired, cutoff=cutoff, n_boot=n_boot), width="stretch",
+                     key="cmp_paired")
 
     st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
     ranks = view.definition_ranks(ids, splits, cutoff)

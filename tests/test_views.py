@@ -62,3 +62,16 @@ def test_two_runs_with_one_label_keep_their_own_scores(two_runs_with_one_label):
     assert len(scores) == 2  # neither overwrote the other
     a, b = (scores[display_labels(runs)[r.run_id]] for r in runs)
     np.testing.assert_allclose(b - a, 1.0)
+
+
+def test_paired_display_states_the_bootstrap_resolution_of_a_zero_p_value():
+    import pandas as pd
+
+    paired = pd.DataFrame({"ranker": ["A", "B"], "reference": "R", "cutoff": [0.3, 0.3],
+                           "difference": [0.0012, float("nan")], "ci_low": [0.0004, float("nan")],
+                           "ci_high": [0.002, float("nan")], "p_value": [0.0, float("nan")],
+                           "verdict": ["better than R at 95 %", "undefined"]})
+    shown = views.paired_display(paired, cutoff=0.3, n_boot=500)
+    assert shown.loc["A", "p-value"] == f"p < {2 / 500:.3g}"  # resolution 2/B, not "< 0.001"
+    assert shown.loc["A", "verdict"] == "better than the reference at 95 %"
+    assert shown.loc["B", "p-value"] == "—" and shown.loc["B", "95 % CI"] == "—"

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from core.constants import DASH
 from core.data.abdata import ABData
 from core.interleaving import users_needed
 from core.runs.export import safe_csv_bytes
@@ -32,7 +33,7 @@ from ui.glossary import GLOSSARY
 from ui.interleaving_charts import BIASED_SUFFIX, bias_figure
 from ui.jobs import show_task
 
-NA = "—"
+NA = DASH
 """Shown for a number that does not exist (not reached, undefined)."""
 REFERENCE, HEADLINE = "CBI-IPS", "AB-total"
 """The paper's comparison: AB-total needs ~30× the users of CBI-IPS (Sato 2021, §4.2.2)."""

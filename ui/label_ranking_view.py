@@ -13,6 +13,7 @@ from core.label_ranking import data as lrdata
 from core.label_ranking.baselines import borda_consensus
 from core.runs import label_runs
 from core.runs.store import RunStore
+from core.runs.views import fmt_number
 from ui import common
 from ui.jobs import show_task
 
@@ -102,7 +103,7 @@ def table1_display(table1: pd.DataFrame) -> pd.DataFrame:
     paper = t.pivot(index="method", columns="features", values="paper (Yahoo)")
     for col in paper.columns:
         wide[f"paper, {col} (Yahoo; not reproducible here)"] = [
-            "—" if not np.isfinite(v) else f"{v:.4f}" for v in paper[col]]
+            fmt_number(v, 4) for v in paper[col]]
     order = [m for m in label_runs.METHODS if m in wide.index]
     sets = [c for c in (label_runs.WITHOUT, label_runs.WITH, "all features") if c in wide]
     cols = sets + [f"paper, {c} (Yahoo; not reproducible here)" for c in sets]

@@ -33,6 +33,7 @@ from core._validation import (
     check_level,
     check_positive_int,
 )
+from core.constants import DASH
 from core.runs.takeaway import definition_sentence, fmt_auuc, fmt_p, takeaway
 
 __all__ = ["REPORT_SECTIONS", "comparison_report", "config_table", "dataset_summary",
@@ -49,7 +50,6 @@ REPORT_SECTIONS: dict[str, str] = {
     "deciles": "Deciles",
     "configs": "Run configurations",
 }
-DASH = "—"  # a number that does not exist
 #: Left margin (px) at least given to a figure embedded in a report; automargin grows it.
 FIGURE_MIN_LEFT_MARGIN = 70
 

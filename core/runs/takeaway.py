@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from core._validation import check_fraction, check_level, check_positive_int
+from core.constants import DASH
 
 __all__ = ["definition_sentence", "fmt_auuc", "fmt_p", "takeaway"]
 
@@ -52,7 +53,7 @@ def fmt_auuc(value) -> str:
     '1.2e-05'
     """
     if not _finite(value):
-        return "—"
+        return DASH
     v = float(value)
     if abs(v) >= 10:
         return f"{v:,.2f}"

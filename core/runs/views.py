@@ -7,15 +7,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from core.constants import DASH
 from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.presets import run_label
+from core.runs.takeaway import fmt_p
 
 __all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
            "paired_display", "ranks_display",
            "scores_frame", "split_curves", "test_scores", "test_splits"]
 
-DASH = "—"  # shown for a number that does not exist
 
 
 def fmt_number(value, digits: int = 4) -> str:
@@ -70,10 +71,12 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     return out
 
 
-def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4) -> pd.DataFrame:
+def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4,
+                   n_boot: int | None = None) -> pd.DataFrame:
     """The paired tests at one cut-off for people: run as the index, the verdict first,
-    then the AUUC difference to the reference, its interval and the p-value.  The verdict
-    calls the reference "the reference" (name it once, above the table)."""
+    then the AUUC difference to the reference, its interval and the p-value
+    (:func:`~core.runs.takeaway.fmt_p`: a bootstrap p of 0 reads "p < 2/B" with ``n_boot``).
+    The verdict calls the reference "the reference" (name it once, above the table)."""
     part = paired[np.isclose(paired["cutoff"], cutoff)]
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
@@ -83,7 +86,7 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4) -> p
         "difference to reference": [fmt_number(v, digits) for v in part["difference"]],
         "95 % CI": [_interval(lo, hi, digits) for lo, hi in zip(part["ci_low"],
                                                               part["ci_high"])],
-        "p-value": ["< 0.001" if p < 0.001 else fmt_number(p, 3) for p in part["p_value"]],
+        "p-value": [fmt_p(p, n_boot=n_boot) or DASH for p in part["p_value"]],
     }, index=pd.Index(part["ranker"].to_numpy(), name="run"))
     return out
 
