@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from core.interleaving import METHODS, PRESETS, RANKERS
+from core.interleaving import METHODS, PRESETS, RANKERS, biased_methods
 from core.runs import simulations as sim
 from ui import common
 from ui import interleaving_view as view
 from ui.glossary import GLOSSARY
-from ui.interleaving_charts import biased_methods, false_judgment_figure
+from ui.interleaving_charts import false_judgment_figure
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "

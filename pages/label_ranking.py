@@ -96,7 +96,7 @@ if methods:
         generator=None if source == "upload" else source,
         generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),
         methods=tuple(methods), n_folds=int(folds), seed=int(seed), lam=float(lam),
-        data_digest="" if source != "upload" else label_runs._digest(data.X, data.Y))
+        data_digest="" if source != "upload" else label_runs.data_digest(data.X, data.Y))
 job = st.session_state.get("lr_job")
 if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
     with common.guard("Starting the experiment"):

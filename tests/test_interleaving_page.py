@@ -13,12 +13,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data import datasets
-from core.interleaving import users_needed
+from core.interleaving import biased_methods, users_needed
 from core.runs import simulations as view
 from tests._apptest import assert_clean
 from ui import common
 from ui import interleaving_view as iv
-from ui.interleaving_charts import biased_methods, false_judgment_figure
+from ui.interleaving_charts import false_judgment_figure
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "interleaving.py")
 FIVE = ["AB-total", "AB-list", "EPI-RCT", "CBI-RCT", "CBI-IPS"]

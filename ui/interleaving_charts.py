@@ -5,75 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
-from scipy import stats
 
 _Z95 = 1.959964
 COLORS = {"AB-total": "#1f77b4", "AB-list": "#ff7f0e", "EPI-RCT": "#2ca02c", "CBI-RCT": "#d62728",
           "CBI-IPS": "#9467bd", "EPI-IPS": "#8c564b"}
 _TICKS = [v * 10**k for k in range(7) for v in (1, 2, 5)]
 BIASED_SUFFIX = " (biased)"
-
-
-def biased_methods(bias: pd.DataFrame, *, n_users: int | None = None,
-                   alpha: float = 0.05) -> frozenset[str]:
-    r"""Methods whose mean estimate misses the truth, tested jointly over the methods.
-
-    Read off the tidy bias table of the Interleaving page at one user count: by default the
-    largest simulated, where the intervals are narrowest, so a bias shows most clearly.  With
-    :math:`m` methods judged at once, an unbiased method's plain 95 % interval would miss the
-    truth in one run in twenty *per method*, so a method is called biased only when
-
-    .. math::  |\bar x - \tau| > t_{1-\alpha/(2m)}(r - 1)\; \mathrm{se},
-
-    a Bonferroni-corrected two-sided t-test at family-wise level ``alpha`` (``r`` the
-    defined estimates, ``se`` = sd/√r).  Methods with fewer than two defined estimates cannot
-    be judged and are left out.  The paper's bold face (``truth_in_ci``, uncorrected) stays
-    in the table.
-
-    Parameters
-    ----------
-    bias : DataFrame
-        Columns ``n_users, method, mean, se, truth, n_reps``: one
-        ``core.interleaving.bias_table`` per user count, stacked
-        (``core.runs.simulations.SimResult.bias``).
-    n_users : int, optional
-        The user count to judge at; default the largest in ``bias``.
-    alpha : float, default=0.05
-        Family-wise error rate over the methods judged.
-
-    Returns
-    -------
-    frozenset of str
-
-    Examples
-    --------
-    >>> bias = pd.DataFrame({"n_users": [10, 10, 100, 100], "method": ["A", "B", "A", "B"],
-    ...                      "mean": [0.5, 0.5, 0.15, 0.35], "se": [0.2, 0.2, 0.02, 0.02],
-    ...                      "truth": 0.15, "n_reps": 1000})
-    >>> sorted(biased_methods(bias)), sorted(biased_methods(bias, n_users=10))
-    (['B'], [])
-    """
-    need = {"n_users", "method", "mean", "se", "truth", "n_reps"}
-    if not isinstance(bias, pd.DataFrame) or not need <= set(bias.columns):
-        got = sorted(bias.columns) if isinstance(bias, pd.DataFrame) else type(bias).__name__
-        raise ValueError(f"bias must be a DataFrame with columns {sorted(need)}; got {got}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-    if bias.empty:
-        return frozenset()
-    at = bias["n_users"].max() if n_users is None else n_users
-    rows = bias[bias["n_users"] == at]
-    if rows.empty:
-        raise ValueError(f"n_users must be a user count of bias "
-                         f"({', '.join(map(str, sorted(bias['n_users'].unique())))}); "
-                         f"got {n_users!r}.")
-    judged = rows[rows["se"].notna() & (rows["n_reps"] > 1) & rows["mean"].notna()]
-    if judged.empty:
-        return frozenset()
-    m = len(judged)
-    crit = stats.t.ppf(1 - alpha / (2 * m), judged["n_reps"].to_numpy() - 1)
-    miss = (judged["mean"] - judged["truth"]).abs().to_numpy() > crit * judged["se"].to_numpy()
-    return frozenset(judged.loc[miss, "method"].astype(str))
 
 
 def false_judgment_figure(curve: pd.DataFrame, *, target: float | None = None,

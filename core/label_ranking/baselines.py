@@ -221,9 +221,9 @@ class CentralMallows(LabelRanker):
 class GroupMallows(LabelRanker):
     """AG-Mal: one consensus ranking per group (the paper: 9 age × 2 gender buckets).
 
-    ``groups`` is required at ``fit``; at ``predict`` a row takes its group's consensus, and
-    a group not seen in training (or ``groups=None``) takes the consensus of all training
-    rows (Central-Mal).
+    ``groups`` are given at ``fit`` (without them every row is one group, i.e. Central-Mal,
+    with a warning); at ``predict`` a row takes its group's consensus, and a group not seen in
+    training (or ``groups=None``) takes the consensus of all training rows (Central-Mal).
 
     Parameters
     ----------

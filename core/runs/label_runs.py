@@ -24,8 +24,9 @@ from sklearn.model_selection import KFold
 
 from core.runs.tasks import TaskSpec
 
-__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment", "experiment_task", "holm",
-           "load_experiment", "make_data", "run_experiment", "submit_experiment"]
+__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment", "data_digest",
+           "experiment_task", "holm", "load_experiment", "make_data", "run_experiment",
+           "submit_experiment"]
 
 TASK = "core.runs.label_runs:experiment_task"
 
@@ -275,7 +276,8 @@ def _paired(per_row: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:
     return frame
 
 
-def _digest(*arrays) -> str:
+def data_digest(*arrays) -> str:
+    """16 hex digits of SHA-256 over arrays (uploaded data in an experiment's key)."""
     h = hashlib.sha256()
     for a in arrays:
         if a is not None:
