@@ -28,6 +28,7 @@ from core.models import (
     LambdaMARTRanker,
     LambdaMARTUplift,
     LinearPairwiseAUC,
+    PointwiseRanker,
     TrainingCancelled,
     TwoModel,
     UpliftRandomForest,
@@ -281,7 +282,8 @@ def test_ranker_cancel_leaves_it_unfitted():
     def cancel(r, n):
         raise TrainingCancelled
 
-    for model in (LambdaMARTRanker(n_estimators=5, num_threads=1), LinearPairwiseAUC()):
+    for model in (LambdaMARTRanker(n_estimators=5, num_threads=1), LinearPairwiseAUC(),
+                  PointwiseRanker(n_estimators=5, num_threads=1)):
         with pytest.raises(TrainingCancelled):
             model.fit(X, rel, qid, callback=cancel)
         with pytest.raises(NotFittedError):
@@ -314,6 +316,8 @@ def test_rankers_round_trip(tmp_path):
     frame = pd.DataFrame(X, columns=list("abcde"))
     frame["kind"] = pd.Categorical(np.resize(["u", "v", None], len(frame)))
     for model in (LambdaMARTRanker("mauc", n_estimators=5, num_threads=1),
+                  LambdaMARTRanker("lambdarank", n_estimators=5, num_threads=1),
+                  PointwiseRanker(n_estimators=5, num_threads=1),
                   LinearPairwiseAUC(random_state=0)):
         model.fit(frame, rel, qid)
         loaded = load_model(model.save_model(tmp_path / "r.json"))
@@ -352,7 +356,7 @@ def test_get_set_params_and_clone(small):
 def test_registry_and_make_model():
     assert set(MODELS.values()) == {LambdaMARTUplift, FlippedLabel, TwoModel, DummyTreatment,
                                     UpliftRandomForest}
-    assert set(RANKERS.values()) == {LambdaMARTRanker, LinearPairwiseAUC}
+    assert set(RANKERS.values()) == {LambdaMARTRanker, LinearPairwiseAUC, PointwiseRanker}
     label = next(k for k, v in MODELS.items() if v is TwoModel)
     assert isinstance(make_model(label, n_estimators=3), TwoModel)
     model = make_model("UpliftRandomForest", criterion="kl")
@@ -377,6 +381,9 @@ def _ranking_data(n_queries, size, *, seed, classes=2):
 
 @pytest.mark.parametrize("model", [
     LambdaMARTRanker("auc", n_estimators=40, learning_rate=0.1, num_threads=1, random_state=0),
+    LambdaMARTRanker("lambdarank", n_estimators=40, learning_rate=0.1, num_threads=1,
+                     random_state=0),
+    PointwiseRanker(n_estimators=40, learning_rate=0.1, num_threads=1, random_state=0),
     LinearPairwiseAUC(random_state=0),
     LinearPairwiseAUC(loss="logistic", random_state=0),
 ])
@@ -501,3 +508,49 @@ def test_forest_10k_rows_100_trees_is_fast():
     start = time.perf_counter()
     UpliftRandomForest(n_estimators=100, random_state=0).fit(data.X, data.y, data.t)
     assert time.perf_counter() - start < 20.0
+
+
+def test_builtin_lambdarank_is_lightgbms_own_objective():
+    """metric="lambdarank" is LightGBM's LGBMRanker with the same trees: identical scores."""
+    import lightgbm as lgb
+
+    X, rel, qid = _ranking_data(15, 30, seed=2, classes=3)
+    ours = LambdaMARTRanker("lambdarank", n_estimators=10, learning_rate=0.1, num_threads=1,
+                            random_state=0).fit(X, rel, [30] * 15)
+    ref = lgb.LGBMRanker(objective="lambdarank", n_estimators=10, learning_rate=0.1,
+                         num_threads=1, random_state=0, deterministic=True,
+                         force_col_wise=True, verbose=-1, min_child_samples=20)
+    ref.fit(X, rel, group=[30] * 15)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X, raw_score=True), rtol=1e-9)
+    with pytest.raises(ValueError, match="integer relevance grades"):
+        LambdaMARTRanker("lambdarank", n_estimators=2).fit(X, rel + 0.5, qid)
+    with pytest.raises(ValueError, match="takes no cut-off"):
+        LambdaMARTRanker("lambdarank", k=5, n_estimators=2).fit(X, rel, qid)
+
+
+def test_early_stopping_on_a_validation_split_keeps_the_best_round():
+    from core.evaluation.metrics import ndcg
+
+    X, rel, qid = _ranking_data(20, 30, seed=0, classes=3)
+    Xv, relv, qv = _ranking_data(10, 30, seed=1, classes=3)
+    for model in (LambdaMARTRanker("mauc", n_estimators=300, learning_rate=0.5, num_threads=1,
+                                   random_state=0),
+                  PointwiseRanker(n_estimators=300, learning_rate=0.5, num_threads=1,
+                                  random_state=0)):
+        metric = "mauc" if isinstance(model, LambdaMARTRanker) else "ndcg"
+        model.fit(X, rel, qid, eval_set=(Xv, relv, qv), early_stopping_rounds=5,
+                  eval_metric=metric)
+        history = model.eval_history_
+        assert len(history) < 300  # stopped early
+        best = model.best_iteration_
+        assert history[best - 1] == history.max()  # the best round is kept ...
+        assert len(history) == best + 5  # ... after 5 rounds without a better score
+        # ... and the validation score of the history is the metric of the kept model.
+        fn = mauc if metric == "mauc" else ndcg
+        assert fn(relv, model.predict(Xv), group=qv) == pytest.approx(history[best - 1],
+                                                                      rel=1e-6)
+    with pytest.raises(ValueError, match="needs an eval_set"):
+        PointwiseRanker(n_estimators=2).fit(X, rel, qid, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="eval_metric must be one of"):
+        PointwiseRanker(n_estimators=2).fit(X, rel, qid, eval_set=(Xv, relv, qv),
+                                            eval_metric="p@10")

@@ -15,8 +15,9 @@ from core.models.baselines import (
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
 from core.models.linear_ranker import LinearPairwiseAUC
+from core.models.pointwise import PointwiseRanker
 from core.models.uplift_forest import UpliftRandomForest
 
 __all__ = ["MODELS", "RANKERS", "DummyTreatment", "FlippedLabel", "LambdaMARTRanker",
-           "LambdaMARTUplift", "LinearPairwiseAUC", "TrainingCancelled", "TwoModel",
+           "LambdaMARTUplift", "LinearPairwiseAUC", "PointwiseRanker", "TrainingCancelled", "TwoModel",
            "UpliftRandomForest", "load_model", "make_model", "model_from_dict"]

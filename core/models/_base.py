@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -369,10 +370,41 @@ class LightGBMParams:
     def _train(params: dict, frame: pd.DataFrame, label: np.ndarray, n_rounds: int, *,
                callback: Callback | None, offset: int = 0, total: int | None = None,
                group: np.ndarray | None = None,
-               weight: np.ndarray | None = None) -> lgb.Booster:
+               weight: np.ndarray | None = None,
+               valid: ValidationSet | None = None) -> lgb.Booster:
         dataset = lgb.Dataset(frame, label=label, group=group, weight=weight,
                               categorical_feature="auto",
                               free_raw_data=True, params={"verbose": -1})
-        return lgb.train(params, dataset, num_boost_round=n_rounds,
-                         callbacks=progress_callback(callback, offset=offset,
-                                                     total=total or n_rounds))
+        callbacks = progress_callback(callback, offset=offset, total=total or n_rounds)
+        if valid is None:
+            return lgb.train(params, dataset, num_boost_round=n_rounds, callbacks=callbacks)
+        vset = lgb.Dataset(valid.frame, label=valid.label, group=valid.group,
+                           reference=dataset, categorical_feature="auto",
+                           params={"verbose": -1})
+        history: dict = {}
+        callbacks = [*callbacks, lgb.record_evaluation(history)]
+        if valid.stopping_rounds:
+            callbacks.append(lgb.early_stopping(valid.stopping_rounds, verbose=False))
+        booster = lgb.train(params, dataset, num_boost_round=n_rounds, valid_sets=[vset],
+                            valid_names=["validation"], feval=valid.feval,
+                            callbacks=callbacks)
+        valid.history = [float(v) for v in next(iter(history["validation"].values()), [])]
+        return booster
+
+
+@dataclass
+class ValidationSet:
+    """A validation split for LightGBM: its rows in training order, and how to score them.
+
+    ``feval(raw_scores, dataset) -> (name, value, higher_is_better)`` is LightGBM's custom
+    evaluation function; with ``stopping_rounds`` training stops once the score has not
+    improved for that many rounds and the booster keeps its best iteration.  ``history``
+    is filled by training with the score after every round.
+    """
+
+    frame: pd.DataFrame
+    label: np.ndarray
+    group: np.ndarray | None
+    feval: Callable
+    stopping_rounds: int | None = None
+    history: list[float] = field(default_factory=list)

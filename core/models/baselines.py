@@ -83,6 +83,7 @@ from core.models._base import (
     check_uplift_fit,
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
+from core.models.pointwise import PointwiseRanker
 from core.models.linear_ranker import LinearPairwiseAUC
 from core.models.uplift_forest import UpliftRandomForest
 
@@ -349,6 +350,7 @@ MODELS: dict[str, type] = {
 RANKERS: dict[str, type] = {
     "LambdaMART ranker (λ-AUC / MAUC / NDCG / MAP)": LambdaMARTRanker,
     "Linear pairwise AUC (SVM-perf ROCArea style)": LinearPairwiseAUC,
+    "Pointwise regression (LightGBM)": PointwiseRanker,
 }
 
 _BY_CLASS_NAME: dict[str, type] = {cls.__name__: cls for cls in (*MODELS.values(),

@@ -24,30 +24,36 @@ Welleck, S. (2016). Efficient AUC optimization for information ranking applicati
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from core._validation import check_choice, check_group_ids, check_scores
+from core._validation import check_choice, check_group_ids, check_positive_int, check_scores
+from core.evaluation import metrics as evaluation_metrics
 from core.evaluation.metrics import LABEL_SETS, relevance_labels
 from core.models._base import (
     BaseModel,
     FeatureInfo,
     LightGBMParams,
+    ValidationSet,
     check_callback,
     check_uplift_fit,
 )
 from core.objectives import CUTOFF_METRICS
 from core.objectives import lambdas as objectives
 
-__all__ = ["QUERIES", "RANKER_METRICS", "UPLIFT_METRICS", "LambdaMARTRanker",
-           "LambdaMARTUplift"]
+__all__ = ["EVAL_METRICS", "QUERIES", "RANKER_METRICS", "RANKER_OBJECTIVES", "UPLIFT_METRICS",
+           "LambdaMARTRanker", "LambdaMARTUplift", "validation_set"]
 
 #: Metrics :class:`LambdaMARTUplift` can boost (``*_exp``: DCG2 gain ``2^rel − 1``).
 UPLIFT_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map")
-#: Metrics :class:`LambdaMARTRanker` can boost.
+#: Metrics :class:`LambdaMARTRanker` boosts with the λ engine of :mod:`core.objectives`.
 RANKER_METRICS = ("auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map")
+#: Every ``metric`` of :class:`LambdaMARTRanker`: the λ engine's, and LightGBM's built-in
+#: ``lambdarank`` objective as the reference.
+RANKER_OBJECTIVES = (*RANKER_METRICS, "lambdarank")
 #: Query settings of :class:`LambdaMARTUplift`.
 QUERIES = ("separate", "joint")
 
@@ -223,9 +229,13 @@ class LambdaMARTRanker(_LambdaMARTBase):
 
     Parameters
     ----------
-    metric : {{"auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map"}}, default="auc"
+    metric : {{"auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map", "lambdarank"}}, \
+default="auc"
         ``auc`` uses ``relevance > 0`` as the binary label; ``mauc`` treats the distinct
         relevance values of a query as classes (MAUC = Σ_c p(c)·AUC(c vs rest)).
+        ``"lambdarank"`` is LightGBM's built-in objective (NDCG λ's with gain 2^rel − 1 and
+        its default truncation at 30 positions; integer grades only): the reference the
+        λ engine is measured against, not part of it.
     k : int, float or None, default=None
         Cut-off of the dcg/ndcg metrics (refused for auc, mauc, map).
 {_COMMON_DOC}
@@ -250,22 +260,91 @@ class LambdaMARTRanker(_LambdaMARTBase):
                  lgb_params: dict | None = None):
         self._store_params(locals())
 
-    def fit(self, X: Any, relevance: Any, group: Any = None, *,
+    def fit(self, X: Any, relevance: Any, group: Any = None, *, eval_set: Any = None,
+            early_stopping_rounds: int | None = None, eval_metric: str | None = None,
             callback: Any = None) -> LambdaMARTRanker:
-        """Boost the λ-gradients of ``metric`` on the queries of ``group``; returns ``self``."""
+        """Boost the λ-gradients of ``metric`` on the queries of ``group``; returns ``self``.
+
+        ``eval_set=(X_val, relevance_val, group_val)`` scores a validation split after every
+        round with ``eval_metric`` (default: the boosted metric; NDCG for ``"lambdarank"``),
+        recorded in ``eval_history_``; with ``early_stopping_rounds`` training stops when it
+        has not improved for that many rounds and the model keeps its best round
+        (``best_iteration_``).
+        """
         self._reset()
+        self.__dict__.pop("eval_history_", None)
+        self.__dict__.pop("best_iteration_", None)
         info, frame = FeatureInfo.fit(X)
         rel = check_scores(relevance, "relevance", n=frame.shape[0])
         order, sizes = ranking_queries(group, frame.shape[0])
         callback = check_callback(callback)
-        params, n_rounds = self._objective_params(RANKER_METRICS)
+        check_choice(self.metric, "metric", RANKER_OBJECTIVES)
+        if self.metric == "lambdarank":
+            params, n_rounds = self._builtin_params(rel)
+        else:
+            params, n_rounds = self._objective_params(RANKER_METRICS)
         if np.unique(rel).size < 2:
             raise ValueError("relevance must hold at least two distinct values; got a single "
                              f"value {rel[0]!r}, so there is nothing to rank.")
+        valid = validation_set(info, eval_set, early_stopping_rounds,
+                               eval_metric or EVAL_METRIC.get(self.metric, self.metric))
         booster = self._train(params, frame.iloc[order].reset_index(drop=True), rel[order],
-                              n_rounds, callback=callback, group=sizes)
+                              n_rounds, callback=callback, group=sizes, valid=valid)
         self.booster_, self.group_sizes_, self.features_ = booster, sizes, info
+        if valid is not None:
+            self.eval_history_ = np.asarray(valid.history)
+            self.best_iteration_ = int(booster.best_iteration or len(valid.history))
         return self
+
+    def _builtin_params(self, rel: np.ndarray) -> tuple[dict, int]:
+        """LightGBM's own ``lambdarank`` objective (NDCG λ's, its default gains and
+        truncation): the reference the custom λ-objectives are measured against."""
+        if self.k is not None:
+            raise ValueError(f"metric 'lambdarank' takes no cut-off k; got k={self.k!r}.")
+        if np.any(rel < 0) or np.any(rel != np.round(rel)) or rel.max() > 30:
+            raise ValueError("metric 'lambdarank' (LightGBM's built-in objective) needs integer "
+                             "relevance grades in 0..30; got values in "
+                             f"[{rel.min():g}, {rel.max():g}].")
+        params, n_rounds = self._lgb_config()
+        params["objective"] = "lambdarank"
+        return params, n_rounds
+
+
+#: Validation metric of each boosted metric (early stopping and ``eval_history_``).
+EVAL_METRIC = {"lambdarank": "ndcg", "ndcg_exp": "ndcg", "dcg": "ndcg", "dcg_exp": "ndcg"}
+#: Validation metrics: name → ``f(relevance, score, *, group)`` of :mod:`core.evaluation`.
+EVAL_METRICS = {"auc": "auc", "mauc": "mauc", "ndcg": "ndcg", "map": "mean_average_precision"}
+
+
+def validation_set(info: FeatureInfo, eval_set: Any,
+                   stopping_rounds: int | None, metric: str) -> ValidationSet | None:
+    """The :class:`~core.models._base.ValidationSet` of ``eval_set = (X, relevance, group)``
+    scored by ``metric`` (a key of :data:`EVAL_METRICS`), or ``None`` without ``eval_set``."""
+    if eval_set is None:
+        if stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds needs an eval_set (X, relevance, group).")
+        return None
+    if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 3:
+        raise ValueError("eval_set must be a tuple (X, relevance, group) of the validation "
+                         f"split; got {type(eval_set).__name__}.")
+    if stopping_rounds is not None:
+        stopping_rounds = check_positive_int(stopping_rounds, "early_stopping_rounds")
+    check_choice(metric, "eval_metric", EVAL_METRICS)
+    X_val, rel_val, group_val = eval_set
+    frame = info.transform(X_val)
+    rel = check_scores(rel_val, "eval_set relevance", n=frame.shape[0])
+    order, sizes = ranking_queries(group_val, frame.shape[0])
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    rel = rel[order]
+    score_fn = getattr(evaluation_metrics, EVAL_METRICS[metric])
+
+    def feval(preds: np.ndarray, _data: Any) -> tuple[str, float, bool]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # queries without a relevant row are left out
+            return metric, float(score_fn(rel, preds, group=codes)), True
+
+    return ValidationSet(frame.iloc[order].reset_index(drop=True), rel, sizes, feval,
+                         stopping_rounds)
 
 
 def ranking_queries(group: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
