@@ -1,6 +1,7 @@
 """A/B data: the :class:`ABData` container, the CSV reader, benchmark loaders with checksums,
 synthetic worlds with known effects, hygiene checks, train/test splits, stored uploads and
-the dataset choice as URL query parameters.
+the dataset choice as URL query parameters; learning-to-rank data (:class:`LTRData`, the
+LETOR reader, MQ2008, a synthetic ranking world) in :mod:`core.data.letor`.
 
 >>> from core.data import make_uplift_world
 >>> data = make_uplift_world(n=1_000, random_state=0)
@@ -15,6 +16,7 @@ from core.data import (
     datafiles,
     datasets,
     hygiene,
+    letor,
     selection,
     splits,
     synthetic,
@@ -26,6 +28,7 @@ from core.data.csvio import *  # noqa: F403
 from core.data.datafiles import *  # noqa: F403
 from core.data.datasets import *  # noqa: F403
 from core.data.hygiene import *  # noqa: F403
+from core.data.letor import *  # noqa: F403
 from core.data.selection import *  # noqa: F403
 from core.data.splits import *  # noqa: F403
 from core.data.synthetic import *  # noqa: F403
@@ -38,6 +41,7 @@ __all__ = [
     *datafiles.__all__,
     *datasets.__all__,
     *hygiene.__all__,
+    *letor.__all__,
     *selection.__all__,
     *splits.__all__,
     *synthetic.__all__,

@@ -1,0 +1,118 @@
+"""Ranking-lab runs (core.runs.ltr_runs): one code path for the app's background runs and
+bench.letor — data sources, model selection on the validation split, stored results."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from core.data import LTRData, make_ltr_world, split_queries
+from core.evaluation.metrics import mauc
+from core.models import LambdaMARTRanker
+from core.runs import JobRunner, RunStore, ltr_runs
+from core.runs.ltr_runs import RANKING_MODELS, RankingSource
+
+WORLD = {"n_queries": 60, "no_relevant_share": 0.3, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def world_splits():
+    return ltr_runs.load_splits(RankingSource.make("world", **WORLD))
+
+
+def test_world_source_is_the_seeded_world_split_by_queries(world_splits):
+    direct = split_queries(make_ltr_world(**WORLD), random_state=0)
+    for split in ("train", "vali", "test"):
+        np.testing.assert_array_equal(world_splits[split].relevance, direct[split].relevance)
+        np.testing.assert_array_equal(world_splits[split].qid, direct[split].qid)
+    queries = [set(np.unique(world_splits[s].qid)) for s in ("train", "vali", "test")]
+    assert not (queries[0] & queries[1] or queries[0] & queries[2] or queries[1] & queries[2])
+
+
+def test_source_label_and_round_trip():
+    src = RankingSource.make("world", **WORLD)
+    assert RankingSource.from_dict(src.to_dict()) == src
+    assert "60 queries" in src.label() and "30%" in src.label()
+    assert RankingSource.make("mq2008", fold=2).label() == "LETOR 4.0 MQ2008, fold 2"
+    with pytest.raises(ValueError, match="kind must be one of"):
+        RankingSource.make("yahoo")
+
+
+def test_train_ranker_picks_the_best_validation_candidate(world_splits):
+    """The paper preset fits every learning rate; the kept one has the best validation
+    MAUC, and its test scores are the kept model's predictions."""
+    fit = ltr_runs.train_ranker("LambdaMART λ-MAUC", world_splits, preset="paper")
+    assert set(fit.vali) == {0.1, 0.25, 0.5}
+    assert fit.value == max(fit.vali, key=fit.vali.get)
+    vali = world_splits["vali"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # Refit the kept candidate by hand: same validation curve, same test scores.
+        model = LambdaMARTRanker("mauc", n_estimators=500, learning_rate=fit.value,
+                                 num_threads=1, random_state=0)
+        model.fit(world_splits["train"].X, world_splits["train"].relevance,
+                  world_splits["train"].qid, eval_set=(vali.X, vali.relevance, vali.qid),
+                  early_stopping_rounds=50, eval_metric="mauc")
+        assert mauc(vali.relevance, model.predict(vali.X), group=vali.qid) == pytest.approx(
+            fit.vali[fit.value], rel=1e-6)
+    np.testing.assert_allclose(fit.test_score, model.predict(world_splits["test"].X))
+    assert fit.best_iteration == model.best_iteration_ and len(fit.history) > 0
+
+
+@pytest.mark.parametrize("name", list(RANKING_MODELS))
+def test_every_model_trains_and_beats_random_on_the_world(name, world_splits):
+    fit = ltr_runs.train_ranker(name, world_splits, preset="quick")
+    test = world_splits["test"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert mauc(test.relevance, fit.test_score, group=test.qid) > 0.6  # random: 0.5
+
+
+def test_progress_reports_rounds_of_the_asked_budget(world_splits):
+    seen = []
+    ltr_runs.train_ranker("LambdaMART λ-AUC", world_splits, preset="quick",
+                          progress=lambda f, text: seen.append((f, text)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and 0 < fractions[0] and fractions[-1] <= 1
+    assert "round 1/100" in seen[0][1]
+
+
+def test_task_stores_test_scores_and_is_listed_per_dataset(tmp_path):
+    store = RunStore(tmp_path)
+    src = RankingSource.make("world", **WORLD)
+    fp = ltr_runs.data_fingerprint(src)
+    spec = ltr_runs.ranking_spec(src, fp, "Pointwise regression")
+    meta, frames = ltr_runs.ranking_task(spec.params_dict, inputs={}, store=store,
+                                         progress=lambda f, t: None)
+    store.save_result(spec.key(), meta, frames)
+    splits = ltr_runs.load_splits(src)
+    scores = frames["scores"]
+    assert len(scores) == splits["test"].n_rows
+    np.testing.assert_array_equal(scores["relevance"], splits["test"].relevance)
+    assert "truth" in scores  # the world's known relevance travels with the run
+    table = ltr_runs.list_ranking_runs(store, fp)
+    assert table["key"].tolist() == [spec.key()] and table["model"].tolist() == [
+        "Pointwise regression"]
+    assert ltr_runs.list_ranking_runs(store, "other").empty
+    loaded_meta, loaded = ltr_runs.load_ranking_run(store, spec.key())
+    np.testing.assert_allclose(loaded["scores"]["score"], scores["score"])
+
+
+def test_uploaded_data_runs_in_the_worker(tmp_path):
+    """An upload travels to the worker as arrays and is split there like the world."""
+    data = make_ltr_world(40, random_state=3)
+    upload = LTRData(X=data.X, relevance=data.relevance, qid=data.qid, ids=data.ids,
+                     name="mine.txt")
+    src = RankingSource.make("upload", fingerprint=upload.fingerprint(), name="mine.txt")
+    with JobRunner(store=tmp_path) as runner:
+        job = ltr_runs.submit_ranking_run(runner, src, "Linear pairwise AUC", data=upload)
+        status = runner.wait(job, timeout=120)
+        assert status.state == "done", status.message
+        meta, frames = ltr_runs.load_ranking_run(runner.store, status.run_id)
+    expected = ltr_runs.load_splits(src, upload)["test"]
+    assert frames["scores"]["qid"].tolist() == np.asarray(expected.qid).astype(str).tolist()
+    assert meta["fingerprint"] == upload.fingerprint() and meta["dataset"] == "Upload: mine.txt"
+    with pytest.raises(ValueError, match="needs the data"):
+        ltr_runs.submit_ranking_run(runner, src, "Linear pairwise AUC")
