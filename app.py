@@ -22,6 +22,14 @@ navigation = st.navigation(
             st.Page("pages/label_ranking.py", title="Label ranking",
                     icon=":material/format_list_numbered:"),
         ],
+        "Ranking lab": [
+            st.Page("pages/ranking_data.py", title="Ranking data", icon=":material/dataset:"),
+            st.Page("pages/ranking_runs.py", title="Ranking runs",
+                    icon=":material/model_training:"),
+            st.Page("pages/ranking_compare.py", title="Ranking compare",
+                    icon=":material/query_stats:"),
+            st.Page("pages/p_ndcg.py", title="P-nDCG explorer", icon=":material/functions:"),
+        ],
         "Help": [
             st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:"),
         ],

@@ -1,66 +1,53 @@
-r"""Benchmark: λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008, fold 1 (Welleck 2016, Tables 1-2).
+r"""Benchmark: λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008 (Welleck 2016, Tables 1-2), and
+the λ engine's speed against LightGBM's built-in lambdarank.
 
 Run::
 
-    nice -n 10 .venv/bin/python -m bench.letor --quick     # fixed learning rate, ~1 minute
-    .venv/bin/python -m bench.letor                        # learning rate picked on vali
+    nice -n 10 .venv/bin/python -m bench.letor --quick     # the app's "quick" preset, ~1 minute
+    .venv/bin/python -m bench.letor                        # the "paper" preset (lr picked on vali)
 
-Models: :class:`~core.models.lambdamart.LambdaMARTRanker` boosting λ-AUC, λ-MAUC and λ-NDCG, and the
-linear pairwise baseline :class:`~core.models.linear_ranker.LinearPairwiseAUC` (one hinge-loss pair
-model per relevance grade, scores summed with weight = grade, as the paper's SVM-perf
-ROCArea baseline).  Every model trains on ``train.txt``; its learning rate (LambdaMART:
-{0.1, 0.25, 0.5}) or L2 strength (linear: {1e-5, 1e-4, 1e-3, 1e-2}, the analogue of SVM-perf's
-C grid) is the one with the best validation score of the metric it optimises (MAUC for the
-linear baseline, the paper's headline metric); ``--quick`` fixes them at 0.1 and 1e-4.
-Reported on ``test.txt``: AUC (grade > 0 vs 0), MAUC, MAP and micro / macro Precision@1..10
-(:mod:`core.evaluation.metrics`), with the paper's MQ2008 numbers beside ours where it gives them.
+One code path with the app: every model is trained by :func:`core.runs.ltr_runs.train_ranker`
+exactly as the Ranking pages' background runs are — the preset's candidate learning rates
+(LambdaMART, pointwise) or L2 strengths (linear pairwise AUC) fitted on ``train``, early
+stopping on ``vali``, the candidate with the best validation score of the model's own metric
+kept.  Reported on ``test``: AUC (grade > 0 vs 0), MAUC, MAP under both conventions, NDCG@10,
+P-nDCG and micro / macro Precision@1..10 (:mod:`core.evaluation`), the paper's MQ2008 numbers
+beside ours, and seconds per model.  Every fold found in the data directory is run (fold 1
+ships in ``../shared/data``; folds 2-5 are built from MQ2008's S1..S5 files when present, see
+:func:`core.data.load_mq2008`) and the table is the mean over folds, as the paper's is.
+
+Speed: λ-MAUC and LightGBM's ``lambdarank`` on the same fold-1 training rows, 500 trees, no
+early stopping, one thread, timed alternately (``--speed-reps`` each); the ratio of medians
+is the one to hold under 2×.
 
 Read before comparing with the paper:
 
-* The paper averages five folds; this is fold 1 only.  The paper's grid also held 0.9.
-* 51 of the 156 test queries (and 132 of 471 training queries) have no relevant document.
-  AUC, MAUC and AP are undefined there; :mod:`core.evaluation.metrics` leaves such queries
-  out of the mean.  The LETOR evaluation tool counts them as AP = 0, which is what the
-  paper's MAP (~0.47) corresponds to, so both MAPs are printed.
-* With a single top-k for every grade, micro and macro P@k both equal binary P@k divided
-  by the number of grades (2) and differ only through queries shorter than k
-  (:func:`core.evaluation.metrics.multiclass_precision_at_k`).  The paper plots P@k for Yahoo! V1
-  only (its Figure 2), so there is no MQ2008 value to compare with.
+* 51 of the 156 fold-1 test queries (and 132 of 471 training queries) have no relevant
+  document.  AUC, MAUC and AP are undefined there and are left out of the means; the LETOR
+  evaluation tool counts them as AP = 0, which is what the paper's MAP (~0.47) corresponds
+  to, so both MAPs are printed.
+* With a single top-k for every grade, micro and macro P@k both equal binary P@k divided by
+  the number of grades (2) and differ only through queries shorter than k.  The paper plots
+  P@k for Yahoo! V1 only, so there is no MQ2008 value to compare with.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from bench._report import md_table, publish, report_parser, run_timed
-from core.data import data_dir_candidates
-from core.evaluation.metrics import (
-    auc,
-    mauc,
-    mean_average_precision,
-    mean_average_precision_letor,
-    multiclass_precision_at_k,
-    ndcg,
-)
-from core.models import LambdaMARTRanker, LinearPairwiseAUC
+from core.data import load_mq2008, mq2008_folds_available
+from core.evaluation import per_query_metrics
+from core.runs.ltr_runs import RANKING_PRESETS, TrainedRanker, train_ranker
 
 ROOT = Path(__file__).resolve().parents[1]
-
-FOLD = "mq2008_fold1"
-SPLITS = ("train", "vali", "test")
-N_FEATURES = 46
-LEARNING_RATES = (0.1, 0.25, 0.5)
-ALPHAS = (1e-5, 1e-4, 1e-3, 1e-2)
 KS = tuple(range(1, 11))
 
 # Welleck (2016), "Efficient AUC optimization for information ranking applications"
@@ -68,214 +55,174 @@ KS = tuple(range(1, 11))
 # (MAP) on the MQ2008 test folds, averaged over the five folds.  The linear baseline's row is
 # the paper's SVM-perf (ROCArea loss).  The paper gives no MQ2008 AUC or Precision@k.
 PAPER_MQ2008: dict[str, dict[str, float]] = {
-    "LambdaMART-MAUC": {"MAUC": 0.734, "MAP": 0.474},
+    "LambdaMART λ-MAUC": {"MAUC": 0.734, "MAP": 0.474},
     "Linear pairwise AUC": {"MAUC": 0.737, "MAP": 0.458},
 }
+#: The models of the table (short names for ``--models``).
+SHORT = {"auc": "LambdaMART λ-AUC", "mauc": "LambdaMART λ-MAUC", "ndcg": "LambdaMART λ-NDCG",
+         "map": "LambdaMART λ-MAP", "lambdarank": "LightGBM lambdarank (built-in)",
+         "linear": "Linear pairwise AUC", "pointwise": "Pointwise regression"}
+DEFAULT_MODELS = ("auc", "mauc", "ndcg", "lambdarank", "linear", "pointwise")
 
 
-# =============================================================================== data
-@dataclass
-class Split:
-    X: np.ndarray
-    y: np.ndarray
-    qid: np.ndarray
-
-    @property
-    def n_queries(self) -> int:
-        return int(np.unique(self.qid).size)
-
-    def n_queries_without_relevant(self) -> int:
-        _, inv = np.unique(self.qid, return_inverse=True)
-        return int((np.bincount(inv, weights=self.y > 0) == 0).sum())
+def _first_queries(data, max_queries: int | None):
+    if max_queries is None:
+        return data
+    keep = list(dict.fromkeys(np.asarray(data.qid).tolist()))[:max_queries]
+    return data.subset_queries(keep)
 
 
-def find_fold_dir(data_dir: str | Path | None = None) -> Path:
-    """``<dir>/mq2008_fold1`` from ``data_dir``, else the first of
-    :func:`core.data.data_dir_candidates` holding it, else ``../shared/data``."""
-    dirs = [Path(data_dir)] if data_dir else [*data_dir_candidates(),
-                                              ROOT.parent / "shared" / "data"]
-    for d in dirs:
-        if (d / FOLD / "train.txt.gz").is_file():
-            return d / FOLD
-    raise SystemExit(f"MQ2008 fold 1 not found: looked for {FOLD}/train.txt.gz in "
-                     f"{', '.join(map(str, dirs))}; pass --data-dir.")
+def load_fold(fold: int = 1, data_dir: str | Path | None = None,
+              max_queries: int | None = None) -> dict:
+    """Train / vali / test of MQ2008 ``fold`` (optionally the first ``max_queries`` queries
+    of each split, for smoke tests)."""
+    splits = load_mq2008(fold, data_dir=data_dir, allow_download=False)
+    return {s: _first_queries(d, max_queries) for s, d in splits.items()}
 
 
-def load_split(path: Path, max_queries: int | None = None) -> Split:
-    """One SVMlight file (gzip), dense features; optionally its first ``max_queries`` queries."""
-    from sklearn.datasets import load_svmlight_file
-
-    with gzip.open(path, "rb") as fh:
-        X, y, qid = load_svmlight_file(fh, n_features=N_FEATURES, query_id=True)
-    X = X.toarray()
-    if max_queries is not None:
-        keep = np.isin(qid, list(dict.fromkeys(qid.tolist()))[:max_queries])
-        X, y, qid = X[keep], y[keep], qid[keep]
-    return Split(X, y, qid)
-
-
-def load_fold(data_dir: str | Path | None = None,
-              max_queries: int | None = None) -> dict[str, Split]:
-    fold = find_fold_dir(data_dir)
-    return {s: load_split(fold / f"{s}.txt.gz", max_queries) for s in SPLITS}
-
-
-# =============================================================================== models
-@dataclass(frozen=True)
-class ModelSpec:
-    label: str
-    kind: str  # "lambdamart" or "linear"
-    metric: str  # λ metric (LambdaMART) / selection metric
-
-
-MODELS = (
-    ModelSpec("LambdaMART-AUC", "lambdamart", "auc"),
-    ModelSpec("LambdaMART-MAUC", "lambdamart", "mauc"),
-    ModelSpec("LambdaMART-NDCG", "lambdamart", "ndcg"),
-    ModelSpec("Linear pairwise AUC", "linear", "mauc"),
-)
-
-
-def build(spec: ModelSpec, value: float, trees: int, threads: int, seed: int) -> Any:
-    """The model with learning rate (LambdaMART) or alpha (linear) ``value``."""
-    if spec.kind == "lambdamart":
-        return LambdaMARTRanker(spec.metric, n_estimators=trees, learning_rate=value,
-                                num_threads=threads, random_state=seed)
-    return LinearPairwiseAUC(multiclass="sum", alpha=value, random_state=seed)
-
-
-def score_metric(name: str, y: np.ndarray, s: np.ndarray, qid: np.ndarray) -> float:
-    fn = {"auc": auc, "mauc": mauc, "ndcg": ndcg}[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # queries without relevant rows: left out
-        return float(fn(y, s, group=qid))
-
-
-@dataclass
-class Fitted:
-    spec: ModelSpec
-    value: float  # chosen learning rate / alpha
-    vali: dict[float, float]  # candidate -> validation score
-    fit_seconds: float  # the chosen model's fit
-    tune_seconds: float  # all candidates
-    test_score: np.ndarray
-
-
-def fit_select(spec: ModelSpec, data: dict[str, Split], *, quick: bool, trees: int,
-               threads: int, seed: int) -> Fitted:
-    """Fit every candidate on train, keep the best on vali, score test."""
-    grid = ((0.1,) if spec.kind == "lambdamart" else (1e-4,)) if quick else \
-        (LEARNING_RATES if spec.kind == "lambdamart" else ALPHAS)
-    tr, va = data["train"], data["vali"]
-    best, vali, secs = None, {}, {}
-    t_all = time.perf_counter()
-    for value in grid:
-        t0 = time.perf_counter()
-        model = build(spec, value, trees, threads, seed).fit(tr.X, tr.y, tr.qid)
-        secs[value] = time.perf_counter() - t0
-        vali[value] = score_metric(spec.metric, va.y, model.predict(va.X), va.qid)
-        if best is None or vali[value] > vali[best[0]]:
-            best = (value, model)
-    value, model = best
-    return Fitted(spec, value, vali, secs[value], time.perf_counter() - t_all,
-                  model.predict(data["test"].X))
-
-
-def test_metrics(split: Split, score: np.ndarray) -> dict[str, Any]:
-    """AUC, MAUC, MAP (both conventions) and micro / macro P@1..10 on one split."""
-    y, q = split.y, split.qid
+def test_metrics(test, score: np.ndarray) -> dict[str, float]:
+    """Means over the test queries of :func:`core.evaluation.per_query_metrics` (undefined
+    queries left out, except the LETOR MAP where they count 0) and P@1..10."""
+    out: dict[str, float] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out: dict[str, Any] = {"AUC": auc(y, score, group=q), "MAUC": mauc(y, score, group=q),
-                               "MAP": mean_average_precision(y, score, group=q)}
-        for avg in ("micro", "macro"):
-            out[avg] = [multiclass_precision_at_k(y, score, group=q, k=k, average=avg)
-                        for k in KS]
-        out["MAP (LETOR)"] = mean_average_precision_letor(y, score, group=q)
+        for k in KS:
+            table = per_query_metrics(test.relevance, score, test.qid, k=k)
+            if k == 10:
+                out.update(AUC=table["auc"].mean(), MAUC=table["mauc"].mean(),
+                           MAP=table["ap"].mean(), **{"MAP (LETOR)": table["ap_letor"].mean(),
+                                                      "NDCG@10": table["ndcg@10"].mean(),
+                                                      "P-nDCG": table["p_ndcg"].mean()})
+            out[f"micro P@{k}"] = table[f"p_micro@{k}"].mean()
+            out[f"macro P@{k}"] = table[f"p_macro@{k}"].mean()
     return out
 
 
-# =============================================================================== report
-def _paper(label: str, key: str) -> str:
-    v = PAPER_MQ2008.get(label, {}).get(key)
-    return "—" if v is None else f"{v:.3f}"
+def _f(v: float | None) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{v:.4f}"
 
 
-def render(fitted: Sequence[Fitted], data: dict[str, Split], *, quick: bool, trees: int,
-           threads: int, argv: Sequence[str], seconds: float) -> str:
-    te = data["test"]
-    sizes = ", ".join(f"{s} {d.y.size:,} docs / {d.n_queries} queries "
-                      f"({d.n_queries_without_relevant()} without a relevant doc)"
-                      for s, d in data.items())
-    out = ["## UpRank — λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008, fold 1",
+def render(results: dict[int, dict[str, tuple[TrainedRanker, dict]]], sizes: dict[int, str],
+           speed: dict | None, *, preset: str, threads: int, argv: Sequence[str],
+           seconds: float) -> str:
+    folds = sorted(results)
+    out = ["## UpRank — λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008",
            f"`python -m bench.letor {' '.join(argv)}`",
-           f"Data: {sizes}. {trees} trees, LightGBM threads {threads}. "
-           + ("Quick mode: learning rate fixed at 0.1 (linear: alpha 1e-4)."
-              if quick else "Learning rate from {0.1, 0.25, 0.5} (linear: alpha from "
-              "{1e-5, 1e-4, 1e-3, 1e-2}) by the validation score of the model's own metric.")
-           + f" Total {seconds:.0f} s."]
-    res = {f.spec.label: test_metrics(te, f.test_score) for f in fitted}
+           f"Folds: {', '.join(map(str, folds))} (mean over folds below). "
+           + " ".join(f"Fold {f}: {sizes[f]}." for f in folds)
+           + f" Preset {preset!r}: {RANKING_PRESETS[preset].description}. "
+           f"LightGBM threads {threads}. Total {seconds:.0f} s."]
+    names = list(next(iter(results.values())))
     rows = []
-    for f in fitted:
-        m = res[f.spec.label]
-        chosen = (f"lr {f.value:g}" if f.spec.kind == "lambdamart" else f"alpha {f.value:g}")
-        vali = ", ".join(f"{k:g}: {v:.4f}" for k, v in f.vali.items())
-        rows.append([f.spec.label, f"{m['AUC']:.4f}", f"{m['MAUC']:.4f}",
-                     _paper(f.spec.label, "MAUC"), f"{m['MAP']:.4f}", f"{m['MAP (LETOR)']:.4f}",
-                     _paper(f.spec.label, "MAP"), chosen, f"{f.spec.metric} {vali}",
-                     f"{f.fit_seconds:.1f}", f"{f.tune_seconds:.1f}"])
-    out.append("### Test AUC, MAUC and MAP (paper Tables 1-2 layout)")
+    for name in names:
+        per_fold = [results[f][name][1] for f in folds]
+        mean = {key: float(np.mean([m[key] for m in per_fold])) for key in per_fold[0]}
+        fits = [results[f][name][0] for f in folds]
+        chosen = ", ".join(f"{fit.value:g}" for fit in fits)
+        paper = PAPER_MQ2008.get(name, {})
+        rows.append([name, _f(mean["AUC"]), _f(mean["MAUC"]), _f(paper.get("MAUC")),
+                     _f(mean["MAP"]), _f(mean["MAP (LETOR)"]), _f(paper.get("MAP")),
+                     _f(mean["NDCG@10"]), _f(mean["P-nDCG"]), chosen,
+                     f"{np.mean([fit.fit_seconds for fit in fits]):.1f}",
+                     f"{np.mean([fit.total_seconds for fit in fits]):.1f}"])
+    out.append("### Test metrics (paper Tables 1-2 layout)")
     out.append(md_table(["model", "AUC", "MAUC", "paper MAUC", "MAP (defined queries)",
-                         "MAP (LETOR: no-rel = 0)", "paper MAP", "chosen", "vali score",
-                         "fit s", "tuning s"], rows))
-    out.append("Paper values: mean of five folds (ours: fold 1); the linear row's paper values "
-               "are SVM-perf's. AUC, MAUC and the first MAP leave out test queries without a "
-               "relevant document; the LETOR MAP counts them as 0, as the paper's does.")
+                         "MAP (LETOR: no-rel = 0)", "paper MAP", "NDCG@10", "P-nDCG",
+                         "chosen lr / α per fold", "fit s", "all candidates s"], rows))
+    out.append("Paper values: mean of five folds; the linear row's paper values are SVM-perf's. "
+               "AUC, MAUC, the first MAP, NDCG@10 and P-nDCG leave out test queries without a "
+               "relevant document; the LETOR MAP counts them as 0, as the paper's does. "
+               "P-nDCG discounts by the Platt-calibrated score (core.evaluation.per_query).")
     prow = []
-    for f in fitted:
+    for name in names:
         for avg in ("micro", "macro"):
-            prow.append([f.spec.label, avg] + [f"{v:.4f}" for v in res[f.spec.label][avg]])
+            vals = [np.mean([results[f][name][1][f"{avg} P@{k}"] for f in folds]) for k in KS]
+            prow.append([name, avg, *(f"{v:.4f}" for v in vals)])
     out.append("### Test Precision@k, micro and macro (the paper gives no MQ2008 values)")
     out.append(md_table(["model", "average", *(f"P@{k}" for k in KS)], prow))
-    out.append("Micro and macro coincide on queries with ≥ k documents (both = binary P@k / 2 "
-               "grades); with a single test fold the model gaps are within noise unless "
-               "large.")
+    if speed:
+        out.append("### Speed: λ-MAUC vs LightGBM's built-in lambdarank (fold 1 train, "
+                   f"{speed['rows']:,} rows, {speed['trees']} trees, 1 thread)")
+        out.append(md_table(
+            ["objective", *(f"rep {i + 1} s" for i in range(len(speed["mauc"]))), "median s"],
+            [[label, *(f"{v:.2f}" for v in speed[key]), f"{np.median(speed[key]):.2f}"]
+             for key, label in (("mauc", "λ-MAUC (UpRank's λ engine)"),
+                                ("lambdarank", "lambdarank (LightGBM built-in)"))]))
+        ratio = np.median(speed["mauc"]) / np.median(speed["lambdarank"])
+        out.append(f"Ratio of medians λ-MAUC / lambdarank: **{ratio:.2f}×** (target ≤ 2×).")
     return "\n\n".join(out) + "\n"
+
+
+def measure_speed(train, *, trees: int, reps: int) -> dict:
+    """Fit λ-MAUC and built-in lambdarank alternately ``reps`` times each (no early stopping)."""
+    from core.models import LambdaMARTRanker
+
+    times: dict[str, list[float]] = {"mauc": [], "lambdarank": []}
+    for _ in range(reps):
+        for metric in times:
+            model = LambdaMARTRanker(metric, n_estimators=trees, learning_rate=0.1,
+                                     num_threads=1, random_state=0)
+            t0 = time.perf_counter()
+            model.fit(train.X, train.relevance, train.qid)
+            times[metric].append(time.perf_counter() - t0)
+    return {**times, "rows": int(train.relevance.shape[0]), "trees": trees}
 
 
 # =============================================================================== CLI
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    ap = report_parser(__doc__, quick="fixed learning rate / alpha",
-                       data_dir="folder holding mq2008_fold1/")
-    ap.add_argument("--trees", type=int, default=300, help="boosting rounds (default 300)")
-    ap.add_argument("--models", help="comma list of auc,mauc,ndcg,linear (default all)")
+    ap = report_parser(__doc__, quick="the app's quick preset (one learning rate, 100 trees)",
+                       data_dir="folder holding mq2008_fold1/ (and MQ2008/S1..S5.txt)")
+    ap.add_argument("--models", help=f"comma list of {','.join(SHORT)} (default "
+                                     f"{','.join(DEFAULT_MODELS)})")
+    ap.add_argument("--folds", help="comma list of folds (default: every fold found)")
     ap.add_argument("--max-queries", type=int, default=None,
                     help="use the first N queries of each split (smoke tests)")
+    ap.add_argument("--speed-reps", type=int, default=3,
+                    help="alternating fits per objective in the speed table (0 = skip)")
+    ap.add_argument("--speed-trees", type=int, default=500)
     return ap.parse_args(argv)
 
 
-def _chosen_models(value: str | None) -> tuple[ModelSpec, ...]:
+def _chosen(value: str | None, allowed: Sequence, what: str, default: Sequence) -> list:
     if value is None:
-        return MODELS
-    by_name = {"auc": MODELS[0], "mauc": MODELS[1], "ndcg": MODELS[2], "linear": MODELS[3]}
+        return list(default)
     names = [v.strip() for v in value.split(",") if v.strip()]
-    bad = [n for n in names if n not in by_name]
+    bad = [n for n in names if n not in map(str, allowed)]
     if bad or not names:
-        raise SystemExit(f"--models must be a comma list of {', '.join(by_name)}; got "
-                         f"{value!r}.")
-    return tuple(by_name[n] for n in names)
+        raise SystemExit(f"--{what} must be a comma list of {', '.join(map(str, allowed))}; "
+                         f"got {value!r}.")
+    return names
 
 
 def main(argv: Sequence[str] | None = None) -> str:
     """Run the benchmark, print the markdown (and write ``--out``); returns the markdown."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    models = [SHORT[m] for m in _chosen(args.models, SHORT, "models", DEFAULT_MODELS)]
+    found = mq2008_folds_available(args.data_dir)
+    if not found:
+        raise SystemExit("MQ2008 not found: put mq2008_fold1/{train,vali,test}.txt.gz in the "
+                         "data directory (see core.data.load_mq2008) or pass --data-dir.")
+    folds = [int(f) for f in _chosen(args.folds, found, "folds", found)]
+    preset = "quick" if args.quick else "paper"
     t0 = time.perf_counter()
-    data = load_fold(args.data_dir, args.max_queries)
-    fitted = [fit_select(spec, data, quick=args.quick, trees=args.trees, threads=args.threads,
-                         seed=args.seed) for spec in _chosen_models(args.models)]
-    text = render(fitted, data, quick=args.quick, trees=args.trees, threads=args.threads,
-                  argv=argv, seconds=time.perf_counter() - t0)
+    results: dict[int, dict] = {}
+    sizes: dict[int, str] = {}
+    train1 = None
+    for fold in folds:
+        data = load_fold(fold, args.data_dir, args.max_queries)
+        train1 = train1 or data["train"]
+        sizes[fold] = ", ".join(f"{s} {d.n_rows:,} docs / {d.n_queries} queries "
+                                f"({d.queries_without_relevant()} without a relevant doc)"
+                                for s, d in data.items())
+        results[fold] = {}
+        for name in models:
+            fit = train_ranker(name, data, preset=preset, seed=args.seed, threads=args.threads)
+            results[fold][name] = (fit, test_metrics(data["test"], fit.test_score))
+    speed = (measure_speed(train1, trees=args.speed_trees, reps=args.speed_reps)
+             if args.speed_reps > 0 else None)
+    text = render(results, sizes, speed, preset=preset, threads=args.threads, argv=argv,
+                  seconds=time.perf_counter() - t0)
     return publish(text, args.out)
 
 

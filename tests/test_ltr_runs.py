@@ -96,7 +96,7 @@ def test_task_stores_test_scores_and_is_listed_per_dataset(tmp_path):
     assert table["key"].tolist() == [spec.key()] and table["model"].tolist() == [
         "Pointwise regression"]
     assert ltr_runs.list_ranking_runs(store, "other").empty
-    loaded_meta, loaded = ltr_runs.load_ranking_run(store, spec.key())
+    _, loaded = ltr_runs.load_ranking_run(store, spec.key())
     np.testing.assert_allclose(loaded["scores"]["score"], scores["score"])
 
 

@@ -83,6 +83,37 @@ GLOSSARY: dict[str, str] = {
                      "simulation noise (a t-test at the largest user count, corrected for "
                      "testing several methods): it can look fast while converging to the wrong "
                      "answer.",
+    "MQ2008": "LETOR 4.0 MQ2008: 784 web-search queries of the TREC 2008 Million Query "
+              "track with 15,211 judged documents (46 features each), relevance 0, 1 or 2. "
+              "Five folds of 60 % training / 20 % validation / 20 % test queries; the paper "
+              "reports the mean over the folds.",
+    "Queries without a relevant document": "Queries whose documents are all grade 0. AUC, "
+                                           "MAUC, average precision and nDCG are undefined "
+                                           "there (nothing to put first) and are left out of "
+                                           "the means; LETOR's own MAP counts them as 0.",
+    "AUC (ranking)": "Per query: the share of (relevant, not relevant) document pairs that "
+                     "the ranker orders correctly. 1 = every relevant document above every "
+                     "other, 0.5 = random order.",
+    "MAUC": "Multi-class AUC (Hand & Till): the AUC of each grade against all lower grades, "
+            "weighted by how common the grade is. λ-MAUC LambdaMART optimises it directly.",
+    "MAP": "Mean average precision: per query, the mean of the precision at the position of "
+           "each relevant document; then the mean over queries.",
+    "NDCG@k": "Normalised discounted cumulative gain of the top k: the grades of the top k "
+              "documents, each divided by log2(position + 1), as a share of the best possible "
+              "order. 1 = ideal top k.",
+    "P@k (micro / macro)": "Precision at k per relevance grade (Welleck 2016): micro pools the "
+                           "hits of every grade, macro averages the precision of each grade.",
+    "P-nDCG": "nDCG with the predicted probability as the discount (Wong 2019): a relevant "
+              "document counts as much as the model is confident in it. It separates models "
+              "that nDCG calls equal, and does not reward a confident ranking of a query with "
+              "few relevant documents the way nDCG does.",
+    "Paired per-query test": "Both runs rank the same test queries, so each query gives one "
+                             "difference. The t-test asks whether the mean difference is 0; "
+                             "the permutation test flips the sign of each difference at random "
+                             "(no normality assumed). With more than two runs the p-values are "
+                             "corrected for testing several pairs (Holm).",
+    "Early stopping": "Boosting stops once the validation queries' score has not improved for "
+                      "a number of rounds, and the model keeps its best round.",
 }
 
 __all__ = ["GLOSSARY"]

@@ -1,6 +1,7 @@
 """Evaluation of rankers: one sort-and-accumulate kernel feeds the six uplift / Qini curve
 definitions, AUUC (with cut-offs), the ranking metrics (AUC, MAUC, P@k, MAP, DCG/NDCG, PCG,
-P-nDCG), paired bootstrap comparisons and targeting views (profit by depth, deciles).
+P-nDCG) over whole lists or query by query, paired bootstrap comparisons, paired per-query
+significance tests and targeting views (profit by depth, deciles).
 
 The separate relative uplift curve ends, at the whole list, at the average treatment effect
 rate(T) − rate(C); here 2/2 − 1/2:
@@ -13,12 +14,23 @@ rate(T) − rate(C); here 2/2 − 1/2:
 (1.0, 0.5)
 """
 
-from core.evaluation import across_splits, compare, curve_tables, curves, metrics, targeting
+from core.evaluation import (
+    across_splits,
+    compare,
+    curve_tables,
+    curves,
+    metrics,
+    per_query,
+    significance,
+    targeting,
+)
 from core.evaluation.across_splits import *  # noqa: F403
 from core.evaluation.compare import *  # noqa: F403 - each module's __all__ is its API
 from core.evaluation.curve_tables import *  # noqa: F403
 from core.evaluation.curves import *  # noqa: F403
 from core.evaluation.metrics import *  # noqa: F403
+from core.evaluation.per_query import *  # noqa: F403
+from core.evaluation.significance import *  # noqa: F403
 from core.evaluation.targeting import *  # noqa: F403
 
 __all__ = [
@@ -27,5 +39,7 @@ __all__ = [
     *curve_tables.__all__,
     *curves.__all__,
     *metrics.__all__,
+    *per_query.__all__,
+    *significance.__all__,
     *targeting.__all__,
 ]

@@ -56,6 +56,24 @@ def _auc_per_query(
     return np.divide(u, m * neg, out=np.zeros(n_q), where=ok), ok
 
 
+def _mauc_per_query(
+    y: np.ndarray, score: np.ndarray, codes: np.ndarray, n_q: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """MAUC of every query (shares of the grades > 0 inside the query) and where it is
+    defined (a relevant row and a row of another grade)."""
+    n_rel = np.bincount(codes, weights=(y > 0).astype(np.float64), minlength=n_q)
+    total = np.zeros(n_q)
+    ok = n_rel > 0
+    for c in np.unique(y[y > 0]):
+        is_c = (y == c).astype(np.float64)
+        n_c = np.bincount(codes, weights=is_c, minlength=n_q)
+        vals, defined = _auc_per_query(is_c, score, codes, n_q)
+        present = n_c > 0
+        ok &= defined | ~present
+        total += np.divide(n_c, n_rel, out=np.zeros(n_q), where=n_rel > 0) * vals
+    return total, ok
+
+
 def _codes(codes: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
     if codes is None:
         return np.zeros(n, dtype=np.int64), 1
@@ -117,16 +135,7 @@ def mauc(y_true: Any, score: Any, *, group: Any = None) -> float:
     """
     y, s, codes, _ = checked_lists(y_true, score, group)
     codes, n_q = _codes(codes, y.shape[0])
-    n_rel = np.bincount(codes, weights=(y > 0).astype(np.float64), minlength=n_q)
-    total = np.zeros(n_q)
-    ok = n_rel > 0
-    for c in np.unique(y[y > 0]):
-        is_c = (y == c).astype(np.float64)
-        n_c = np.bincount(codes, weights=is_c, minlength=n_q)
-        vals, defined = _auc_per_query(is_c, s, codes, n_q)
-        present = n_c > 0
-        ok &= defined | ~present
-        total += np.divide(n_c, n_rel, out=np.zeros(n_q), where=n_rel > 0) * vals
+    total, ok = _mauc_per_query(y, s, codes, n_q)
     return mean_over_queries(total, ok, "MAUC", "it needs relevant rows and rows of another grade")
 
 

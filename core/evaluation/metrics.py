@@ -268,15 +268,21 @@ def _gain_metric(y_true, score, group, k, *, kind: str, exp: bool = False) -> fl
     return float(r.per_query(gain * _weights(r, k, kind)).mean())
 
 
-def _ndcg(y_true, score, group, k, *, exp: bool) -> float:
-    y, s, codes, k = checked_lists(y_true, score, group, k)
-    r = rank(y, s, codes)
+def _ndcg_per_query(r: Ranked, y: np.ndarray, k: int | None, *,
+                    exp: bool) -> tuple[np.ndarray, np.ndarray]:
+    """NDCG of every query of the ranked rows ``r`` (``y``: relevance in input order) and
+    where it is defined (ideal DCG > 0)."""
     w = _weights(r, k, "dcg")
     gain_fn = _exp_gain if exp else (lambda x: x)
     dcg_q = r.per_query(gain_fn(r.rel) * w)
     idcg_q = r.per_query(r.ideal(gain_fn(y)) * w)
     ok = idcg_q > 0
-    vals = np.divide(dcg_q, idcg_q, out=np.zeros_like(dcg_q), where=ok)
+    return np.divide(dcg_q, idcg_q, out=np.zeros_like(dcg_q), where=ok), ok
+
+
+def _ndcg(y_true, score, group, k, *, exp: bool) -> float:
+    y, s, codes, k = checked_lists(y_true, score, group, k)
+    vals, ok = _ndcg_per_query(rank(y, s, codes), y, k, exp=exp)
     name = "NDCG2" if exp else "NDCG"
     return mean_over_queries(vals, ok, name, "the ideal DCG is not positive")
 

@@ -83,8 +83,8 @@ from core.models._base import (
     check_uplift_fit,
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
-from core.models.pointwise import PointwiseRanker
 from core.models.linear_ranker import LinearPairwiseAUC
+from core.models.pointwise import PointwiseRanker
 from core.models.uplift_forest import UpliftRandomForest
 
 __all__ = [

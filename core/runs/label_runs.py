@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.model_selection import KFold
 
+from core.evaluation.significance import holm
 from core.runs.tasks import TaskSpec
 
 __all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment", "data_digest",
@@ -228,23 +229,6 @@ def _per_row_errors(Y, pred) -> np.ndarray:
     from core.label_ranking.metrics import disagreement_per_row
 
     return disagreement_per_row(Y, pred)
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjustment of ``m`` p-values (family-wise error control).
-
-    The i-th smallest p-value becomes ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
-
-    >>> holm([0.01, 0.04, 0.03]).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(p_values, dtype=np.float64)
-    m = p.shape[0]
-    order = np.argsort(p)
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
 
 
 def _paired(per_row: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:

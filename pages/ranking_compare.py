@@ -1,0 +1,91 @@
+"""Ranking compare: per-query metrics of stored ranking runs on the test queries, paired
+per-query significance tests with a plain verdict, and a query explorer."""
+
+import streamlit as st
+
+from core.runs.export import safe_csv_bytes
+from ui import common
+from ui import ranking_view as view
+from ui.glossary import GLOSSARY
+
+common.keep_dataset_in_url()
+st.title("Compare rankers query by query")
+view.caption()
+table = view.current_runs()
+if table.empty:
+    st.info("No trained ranking runs on this dataset yet.")
+    st.page_link("pages/ranking_runs.py", label="Train rankers", icon=":material/model_training:")
+    st.stop()
+names = view.run_names(table)
+root = str(view.store().root)
+
+c1, c2 = st.columns([4, 1])
+common.remember("rkc_runs", list(names)[:4], options=list(names))
+chosen = c1.multiselect("Runs", list(names), key="rkc_runs", format_func=names.get)
+common.remember("rkc_k", 10)
+k = c2.number_input("Cut-off k", 1, 100, key="rkc_k", help=GLOSSARY["NDCG@k"])
+if not chosen:
+    st.info("Pick at least one run.")
+    st.stop()
+
+with common.guard("Comparing the runs"):
+    frames = {names[key]: view.per_query(root, key, int(k)) for key in chosen}
+    metrics = view.metric_labels(int(k))
+    st.subheader("Mean over the test queries")
+    st.dataframe(view.means_table(frames, metrics), width="stretch", key="rkc_means")
+    n_q = len(next(iter(frames.values())))
+    st.caption(f"{n_q:,} test queries. AUC, MAUC, MAP, NDCG and P-nDCG leave out the "
+               "queries without a relevant document (" + GLOSSARY[
+                   "Queries without a relevant document"].split(". ", 1)[1] + ")")
+
+    m1, m2, m3 = st.columns(3)
+    common.remember("rkc_metric", "mauc", options=list(metrics))
+    metric = m1.selectbox("Metric", list(metrics), key="rkc_metric", format_func=metrics.get)
+    test = m2.radio("Test", ["t-test", "permutation"], horizontal=True, key="rkc_test",
+                    help=GLOSSARY["Paired per-query test"])
+    correction = m3.radio("Correction for several pairs", ["holm", "bonferroni", "none"],
+                          horizontal=True, key="rkc_corr",
+                          format_func={"holm": "Holm", "bonferroni": "Bonferroni",
+                                       "none": "none"}.get)
+    st.plotly_chart(view.distribution_figure(frames, metric, metrics[metric]),
+                    width="stretch", key="rkc_dist")
+    if len(frames) >= 2:
+        st.subheader("Paired per-query tests", help=GLOSSARY["Paired per-query test"])
+        tests = view.paired(tuple(chosen), frames, metric, test, correction)
+        for verdict, winner in view.verdicts(tests, metrics[metric]):
+            (st.success if winner else st.info)(verdict)
+        st.dataframe(view.tests_display(tests), width="stretch", hide_index=True,
+                     key="rkc_tests")
+    else:
+        st.caption("Pick a second run for paired tests.")
+
+    st.subheader("Query explorer")
+    qt = next(iter(frames.values()))
+    e1, e2 = st.columns([3, 1])
+    qid = e1.selectbox("Query", list(qt.index), key="rkc_query",
+                       format_func=lambda q: f"query {q} — {qt.loc[q, 'n_docs']:,} documents, "
+                                             f"{qt.loc[q, 'n_relevant']:,} relevant")
+    top = e2.number_input("Documents shown", 5, 200, 20, key="rkc_top")
+    st.dataframe(view.query_metrics(frames, qid, metrics), width="stretch", key="rkc_qmetrics",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                for c in metrics.values()})
+    cols = st.columns(min(len(chosen), 3))
+    for i, key in enumerate(chosen):
+        col = cols[i % len(cols)]
+        col.markdown(f"**{names[key]}**")
+        col.dataframe(view.query_list(root, key, qid, int(top)), hide_index=True,
+                      width="stretch", key=f"rkc_list_{key}",
+                      column_config={"grade": st.column_config.ProgressColumn(
+                          "grade", format="%.0f", min_value=0,
+                          max_value=max(1.0, float(view.max_grade(root, key))))})
+    st.caption("Documents in each run's order, best first; grade = the judged relevance "
+               "(0 = not relevant).")
+
+    d1, d2 = st.columns(2)
+    d1.download_button("Per-query metrics (CSV)", lambda: safe_csv_bytes(
+        view.long_frame(frames)), "uprank_ranking_per_query.csv", "text/csv",
+        key="rkc_dl_pq", on_click="ignore")
+    if len(frames) >= 2:
+        d2.download_button("Paired tests (CSV)", lambda: safe_csv_bytes(tests),
+                           "uprank_ranking_tests.csv", "text/csv", key="rkc_dl_tests",
+                           on_click="ignore")

@@ -1,0 +1,75 @@
+"""Ranking runs: train learning-to-rank models on the Ranking lab's dataset in the background
+(λ-AUC / λ-MAUC / λ-NDCG / λ-MAP LambdaMART, LightGBM's lambdarank, linear pairwise AUC,
+pointwise regression) and list the stored runs."""
+
+import streamlit as st
+
+from core.runs import ltr_runs
+from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
+from ui import common
+from ui import ranking_view as view
+from ui.glossary import GLOSSARY
+from ui.jobs import draw_job, newly_done, task_status
+
+common.keep_dataset_in_url()
+st.title("Ranking runs")
+view.caption()
+runner, sid = common.runner(), common.session_id()
+source = view.current_source()
+with common.guard("Loading the ranking data"):
+    splits = view.current_splits()
+    source = view.current_source()  # an upload lost with the session falls back
+
+c1, c2, c3 = st.columns([4, 2, 1])
+defaults = ["LambdaMART λ-MAUC", "Linear pairwise AUC"]
+common.remember("rk_models", defaults, options=list(RANKING_MODELS))
+models = c1.multiselect("Models", list(RANKING_MODELS), key="rk_models",
+                        help=GLOSSARY["λ-objective"])
+common.remember("rk_preset", "quick", options=list(RANKING_PRESETS))
+preset = c2.radio("Preset", list(RANKING_PRESETS), key="rk_preset", horizontal=True,
+                  format_func={"quick": "quick", "paper": "as in the paper"}.get)
+common.remember("rk_seed", 0)
+seed = c3.number_input("Seed", 0, 10_000, key="rk_seed")
+st.caption(f"**{preset}**: {RANKING_PRESETS[preset].description}. Trained on the training "
+           f"queries, early stopping on the {splits['vali'].n_queries:,} validation queries, "
+           f"scored on the {splits['test'].n_queries:,} test queries. "
+           + GLOSSARY["Early stopping"])
+
+jobs = st.session_state.setdefault("rk_jobs", [])
+if st.button("Train", type="primary", key="rk_train", disabled=not models):
+    with common.guard("Queueing the models"):
+        for model in models:
+            jobs.append(ltr_runs.submit_ranking_run(
+                runner, source, model, data=view.uploaded_data(), preset=preset,
+                seed=int(seed), session=sid))
+
+st.session_state["rk_done"] = newly_done(
+    [j for j in (task_status(runner, i) for i in jobs) if j is not None], set())
+st.subheader("Jobs")
+
+
+@st.fragment(run_every=1.0)
+def job_panel():
+    shown = [j for j in (task_status(runner, i) for i in jobs) if j is not None]
+    if newly_done(shown, st.session_state.get("rk_done", set())):
+        st.rerun(scope="app")  # a run finished: refresh the runs table
+    if not shown:
+        st.caption("No jobs yet: pick models and press Train. Training runs in the "
+                   "background; you can leave the page.")
+    for job in reversed(shown):
+        draw_job(job, runner, sid, key=f"rk_cancel_{job.job_id}")
+
+
+job_panel()
+
+st.subheader("Trained runs on this dataset")
+table = view.current_runs()
+if table.empty:
+    st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")
+    st.stop()
+st.dataframe(table.drop(columns="key"), width="stretch", hide_index=True, key="rk_runs_table",
+             column_config={"fit (s)": st.column_config.NumberColumn(format="%.1f")})
+st.caption("chosen = the learning rate (or α) with the best validation score of the model's "
+           "own metric; best round = the round early stopping kept.")
+st.page_link("pages/ranking_compare.py", label="Compare these runs query by query",
+             icon=":material/compare:")

@@ -1,0 +1,101 @@
+"""Paired per-query tests (core.evaluation.significance) against formulas, an exhaustive
+sign-flip enumeration and hand-computed corrections."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.evaluation import compare_runs, holm, paired_test, verdict
+
+
+def test_t_test_is_the_paired_formula():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.7, 0.1, 40), rng.normal(0.68, 0.1, 40)
+    stat, p = paired_test(a, b)
+    d = a - b
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+    from scipy import stats
+
+    assert stat == pytest.approx(t)
+    assert p == pytest.approx(2 * stats.t.sf(abs(t), d.size - 1))
+
+
+def test_permutation_test_equals_exhaustive_sign_flips():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0.6, 0.1, 10), rng.normal(0.5, 0.1, 10)
+    d = a - b
+    observed = abs(d.mean())
+    flips = np.array(list(itertools.product([1, -1], repeat=10)))
+    exhaustive = np.mean(np.abs((flips * d).mean(axis=1)) >= observed - 1e-12)
+    stat, p = paired_test(a, b, test="permutation", random_state=0)
+    assert stat == pytest.approx(d.mean()) and p == pytest.approx(exhaustive)
+
+
+def test_identical_runs_give_p_one():
+    a = np.linspace(0, 1, 8)
+    assert paired_test(a, a) == (0.0, 1.0)
+    assert paired_test(a, a, test="permutation") == (0.0, 1.0)
+    with pytest.raises(ValueError, match="at least two finite pairs"):
+        paired_test([0.1], [0.2])
+    with pytest.raises(ValueError, match="test must be one of"):
+        paired_test(a, a, test="wilcoxon")
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04 → 3·0.01 = 0.03, 2·0.03 = 0.06, max(0.06, 1·0.04) = 0.06
+    assert holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.9]).tolist() == pytest.approx([1.0, 1.0])
+
+
+def _frames():
+    rng = np.random.default_rng(2)
+    index = pd.Index([f"q{i}" for i in range(60)], name="qid")
+    base = rng.uniform(0.4, 0.9, 60)
+    return {
+        "good": pd.DataFrame({"auc": base + 0.05 + rng.normal(0, 0.02, 60)}, index=index),
+        "same": pd.DataFrame({"auc": base + rng.normal(0, 0.02, 60)}, index=index),
+        "twin": pd.DataFrame({"auc": base + rng.normal(0, 0.02, 60)}, index=index),
+    }
+
+
+def test_compare_runs_corrects_over_pairs_and_names_the_winner():
+    frames = _frames()
+    table = compare_runs(frames, metrics=["auc"], correction="holm")
+    assert len(table) == 3 and set(table["n_pairs"]) == {3}
+    np.testing.assert_allclose(table["p_adjusted"], holm(table["p_value"]))
+    row = table.set_index(["run_a", "run_b"]).loc[("good", "same")]
+    assert row["significant"] and row["winner"] == "good"
+    assert row["difference"] == pytest.approx((frames["good"]["auc"]
+                                               - frames["same"]["auc"]).mean())
+    bonf = compare_runs(frames, metrics="auc", correction="bonferroni")
+    np.testing.assert_allclose(bonf["p_adjusted"], np.minimum(1, 3 * bonf["p_value"]))
+    two = compare_runs({k: frames[k] for k in ("good", "same")}, metrics=["auc"])
+    assert two["p_adjusted"].iloc[0] == two["p_value"].iloc[0]  # one pair: no correction
+
+
+def test_undefined_queries_are_left_out_of_a_pair():
+    frames = _frames()
+    frames["same"].iloc[:10, 0] = np.nan
+    table = compare_runs(frames, metrics=["auc"]).set_index(["run_a", "run_b"])
+    assert table.loc[("good", "same"), "n_queries"] == 50
+    assert table.loc[("good", "twin"), "n_queries"] == 60
+    with pytest.raises(ValueError, match="at least two runs"):
+        compare_runs({"a": frames["good"]}, metrics=["auc"])
+    with pytest.raises(ValueError, match="no column 'map'"):
+        compare_runs(frames, metrics=["map"])
+
+
+def test_verdict_states_the_numbers():
+    table = compare_runs(_frames(), metrics=["auc"])
+    first = table.iloc[0]
+    assert (first["run_a"], first["run_b"]) == ("good", "same")
+    win = verdict(first, metric_label="AUC")
+    assert win.startswith("good beats same on AUC (")
+    assert "Holm's correction over 3 pairs" in win and "60 queries" in win
+    none = verdict(table[(table.run_a == "same") & (table.run_b == "twin")].iloc[0],
+                   metric_label="AUC")
+    assert none.startswith("No significant difference between same and twin on AUC")

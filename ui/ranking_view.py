@@ -1,0 +1,337 @@
+"""Streamlit side of the Ranking lab pages (Ranking data, Ranking runs, Ranking compare,
+P-nDCG): the session's ranking dataset, cached loaders of its splits and of stored runs,
+per-query tables and the figures.  Numerics: :mod:`core.data.letor`,
+:mod:`core.evaluation.per_query`, :mod:`core.evaluation.significance`; runs:
+:mod:`core.runs.ltr_runs`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.data import letor
+from core.evaluation import (
+    by_relevant_count,
+    compare_runs,
+    discount_table,
+    per_query_metrics,
+    verdict,
+)
+from core.runs import ltr_runs
+from core.runs.ltr_runs import RankingSource
+from core.runs.store import RunStore
+from ui import common
+from ui.charts import run_colors
+
+SOURCE_KEY = "rk_source"  # the session's RankingSource
+UPLOAD_KEY = "rk_upload"  # the session's uploaded LTRData (kind "upload")
+SPLIT_LABELS = {"train": "Training", "vali": "Validation", "test": "Test"}
+
+
+def default_source() -> RankingSource:
+    """MQ2008 fold 1 when its files are found, else the synthetic world."""
+    if 1 in folds_available():
+        return RankingSource.make("mq2008", fold=1)
+    return RankingSource.make("world", **WORLD_DEFAULTS)
+
+
+WORLD_DEFAULTS = {"n_queries": 300, "no_relevant_share": 0.3, "random_state": 0}
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def folds_available() -> list[int]:
+    return letor.mq2008_folds_available()
+
+
+def current_source() -> RankingSource:
+    return st.session_state.get(SOURCE_KEY) or default_source()
+
+
+def set_source(source: RankingSource, data=None) -> None:
+    st.session_state[SOURCE_KEY] = source
+    if data is not None:
+        st.session_state[UPLOAD_KEY] = data
+
+
+def uploaded_data():
+    return st.session_state.get(UPLOAD_KEY)
+
+
+@st.cache_data(show_spinner="Loading the ranking data…", max_entries=8)
+def _benchmark_splits(source: RankingSource) -> dict:
+    return ltr_runs.load_splits(source)
+
+
+def current_splits() -> dict:
+    """Train / vali / test of the session's ranking dataset."""
+    source = current_source()
+    if source.kind == "upload":
+        data = uploaded_data()
+        if data is None:  # a new session: the upload is gone
+            st.session_state.pop(SOURCE_KEY, None)
+            source = current_source()
+        else:
+            return _upload_splits(source, data)
+    return _benchmark_splits(source)
+
+
+@st.cache_data(show_spinner="Splitting the uploaded data…", max_entries=4,
+               hash_funcs={letor.LTRData: lambda d: d.fingerprint()})
+def _upload_splits(source: RankingSource, data) -> dict:
+    return ltr_runs.load_splits(source, data)
+
+
+@st.cache_data(show_spinner="Reading the ranking file…", max_entries=4)
+def read_upload(content: bytes, name: str, options: tuple):
+    """An uploaded LETOR / SVMlight file, or a CSV / Parquet table with ``options``."""
+    opts = dict(options)
+    if opts.get("format") == "letor":
+        return letor.read_letor(content, name=name)
+    opts.pop("format", None)
+    return letor.read_ltr_table(content, name=name, **opts)
+
+
+def caption() -> None:
+    """The dataset line under a Ranking page's title."""
+    source = current_source()
+    st.caption(f":material/dataset: Ranking data: **{source.label()}** — change it on "
+               "*Ranking data*.")
+
+
+# ----------------------------------------------------------------------------- runs
+def store() -> RunStore:
+    return common.runner().store
+
+
+@st.cache_data(show_spinner=False, ttl=2)
+def runs_table(root: str, fingerprint: str) -> pd.DataFrame:
+    return ltr_runs.list_ranking_runs(RunStore(root), fingerprint)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_run(root: str, key: str):
+    return ltr_runs.load_ranking_run(RunStore(root), key)
+
+
+def current_runs() -> pd.DataFrame:
+    return runs_table(str(store().root), ltr_runs.data_fingerprint(current_source()))
+
+
+@st.cache_data(show_spinner="Scoring every test query…", max_entries=64)
+def per_query(root: str, key: str, k: int) -> pd.DataFrame:
+    """Per-query metrics of a stored run's test scores at cut-off ``k``."""
+    _, frames = load_run(root, key)
+    s = frames["scores"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined queries are nan, said on the page
+        return per_query_metrics(s["relevance"].to_numpy(), s["score"].to_numpy(),
+                                 s["qid"].to_numpy(), k=k)
+
+
+def run_names(table: pd.DataFrame) -> dict[str, str]:
+    """Run key → a unique display name (model; preset and seed when needed)."""
+    names = {}
+    for _, row in table.iterrows():
+        name = ltr_runs.run_name({"model": row["model"], "preset": row["preset"],
+                                  "seed": row["seed"]})
+        names[row["key"]] = name if name not in names.values() else f"{name} [{row['key'][:6]}]"
+    return names
+
+
+# ----------------------------------------------------------------------------- figures
+def query_size_figure(splits: dict) -> go.Figure:
+    """Histogram of documents per query, one trace per split."""
+    fig = go.Figure()
+    for split, data in splits.items():
+        sizes = data.query_table()["n_docs"]
+        fig.add_histogram(x=sizes, name=SPLIT_LABELS.get(split, split), opacity=0.75,
+                          nbinsx=40)
+    fig.update_layout(barmode="overlay", title="Documents per query",
+                      xaxis_title="documents in the query", yaxis_title="queries",
+                      height=320, margin=dict(t=50, b=40, l=50, r=10), legend_title="split")
+    return fig
+
+
+def grade_figure(splits: dict) -> go.Figure:
+    """Share of documents per relevance grade, one bar group per split."""
+    fig = go.Figure()
+    for split, data in splits.items():
+        counts = data.grade_counts()
+        fig.add_bar(x=[f"{g:g}" for g in counts.index], y=counts.to_numpy() / counts.sum(),
+                    name=SPLIT_LABELS.get(split, split),
+                    hovertemplate="grade %{x}: %{y:.1%}<extra>%{fullData.name}</extra>")
+    fig.update_layout(title="Relevance grades", xaxis_title="grade (0 = not relevant)",
+                      yaxis_title="share of documents", yaxis_tickformat=".0%", height=320,
+                      margin=dict(t=50, b=40, l=50, r=10), legend_title="split")
+    return fig
+
+
+def split_table(splits: dict) -> pd.DataFrame:
+    rows = []
+    for split, data in splits.items():
+        q = data.query_table()
+        none = int((q["n_relevant"] == 0).sum())
+        rows.append({"split": SPLIT_LABELS.get(split, split), "queries": len(q),
+                     "documents": int(q["n_docs"].sum()),
+                     "docs per query (median)": float(q["n_docs"].median()),
+                     "queries without a relevant doc": none,
+                     "share without": none / max(len(q), 1)})
+    return pd.DataFrame(rows).set_index("split")
+
+
+def distribution_figure(frames: dict[str, pd.DataFrame], metric: str, label: str) -> go.Figure:
+    """Box plot with every query as a point: the per-query distribution of ``metric``."""
+    colors = run_colors(list(frames))
+    fig = go.Figure()
+    for name, frame in frames.items():
+        vals = frame[metric].dropna()
+        fig.add_box(y=vals, name=name, boxpoints="all", jitter=0.4, pointpos=0,
+                    marker=dict(size=4, opacity=0.5), line=dict(color=colors[name]),
+                    boxmean=True, text=[f"query {q}" for q in vals.index],
+                    hovertemplate="%{text}: %{y:.3f}<extra>%{fullData.name}</extra>")
+    fig.update_layout(title=f"{label} per test query (box = quartiles, dashed = mean)",
+                      yaxis_title=label, xaxis_title="run", showlegend=False, height=420,
+                      margin=dict(t=50, b=40, l=60, r=10))
+    return fig
+
+
+def imbalance_figure(table: pd.DataFrame, metrics: dict[str, str]) -> go.Figure:
+    """Per query: each metric against the number of relevant documents (jittered points)
+    and the binned means."""
+    fig = go.Figure()
+    rng = np.random.default_rng(0)
+    colors = run_colors(list(metrics))
+    for metric, label in metrics.items():
+        ok = table[metric].notna()
+        x = table.loc[ok, "n_relevant"].to_numpy(dtype=float)
+        fig.add_scatter(x=x + rng.uniform(-0.2, 0.2, x.size), y=table.loc[ok, metric],
+                        mode="markers", name=f"{label} (one query)", opacity=0.45,
+                        marker=dict(size=5, color=colors[metric]))
+        means = table.loc[ok].groupby("n_relevant")[metric].mean()
+        fig.add_scatter(x=means.index, y=means.to_numpy(), mode="lines+markers",
+                        name=f"{label} (mean)", line=dict(color=colors[metric], width=3))
+    fig.update_layout(xaxis_title="relevant documents in the query",
+                      yaxis_title="metric value", height=420,
+                      margin=dict(t=30, b=40, l=60, r=10))
+    return fig
+
+
+# ----------------------------------------------------------------------------- compare
+def metric_labels(k: int) -> dict[str, str]:
+    """Per-query column → label shown (the order of the tables)."""
+    return {"auc": "AUC", "mauc": "MAUC", "ap": "MAP", "ap_letor": "MAP (LETOR: no-rel = 0)",
+            f"ndcg@{k}": f"NDCG@{k}", f"p@{k}": f"P@{k}", f"p_micro@{k}": f"micro P@{k}",
+            f"p_macro@{k}": f"macro P@{k}", "p_ndcg": "P-nDCG"}
+
+
+def means_table(frames: dict[str, pd.DataFrame], metrics: dict[str, str]) -> pd.DataFrame:
+    """Runs × metrics: the mean over the queries where the metric is defined."""
+    rows = {name: {label: frame[col].mean() for col, label in metrics.items()}
+            for name, frame in frames.items()}
+    return pd.DataFrame.from_dict(rows, orient="index").round(4)
+
+
+@st.cache_data(show_spinner="Testing every pair of runs…", max_entries=64)
+def paired(ids: tuple, _frames: dict, metric: str, test: str, correction: str) -> pd.DataFrame:
+    return compare_runs(_frames, metrics=(metric,), test=test, correction=correction,
+                        n_permutations=10_000, random_state=0)
+
+
+def verdicts(tests: pd.DataFrame, label: str) -> list[tuple[str, bool]]:
+    """The plain sentence of every pair, significant ones first."""
+    rows = tests.sort_values("p_adjusted", kind="stable")
+    return [(verdict(row, metric_label=label), bool(row["significant"]))
+            for _, row in rows.iterrows()]
+
+
+def tests_display(tests: pd.DataFrame) -> pd.DataFrame:
+    cols = {"run_a": "run A", "run_b": "run B", "mean_a": "mean A", "mean_b": "mean B",
+            "difference": "A − B", "n_queries": "queries", "p_value": "p",
+            "p_adjusted": "p (corrected)", "winner": "significantly better"}
+    out = tests[list(cols)].rename(columns=cols)
+    out["significantly better"] = out["significantly better"].replace("", "—")
+    return out.round({"mean A": 4, "mean B": 4, "A − B": 4})
+
+
+def query_metrics(frames: dict[str, pd.DataFrame], qid, metrics: dict[str, str]) -> pd.DataFrame:
+    """How each metric scores query ``qid`` in every run (runs × metrics)."""
+    return pd.DataFrame({name: {label: frame.loc[qid, col] for col, label in metrics.items()}
+                         for name, frame in frames.items()}).T
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def query_list(root: str, key: str, qid, top: int) -> pd.DataFrame:
+    """The documents of ``qid`` in the run's order: position, document, grade, score."""
+    _, frames = load_run(root, key)
+    s = frames["scores"]
+    rows = s[s["qid"].astype(str) == str(qid)].sort_values("score", ascending=False,
+                                                           kind="stable")
+    out = pd.DataFrame({"position": np.arange(1, len(rows) + 1), "document": rows["doc"],
+                        "grade": rows["relevance"], "score": rows["score"].round(4)})
+    return out.head(top)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def max_grade(root: str, key: str) -> float:
+    return float(load_run(root, key)[1]["scores"]["relevance"].max())
+
+
+def long_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every run's per-query table stacked, with a ``run`` column (for download)."""
+    return pd.concat([f.assign(run=name) for name, f in frames.items()]).rename_axis("qid")
+
+
+# ----------------------------------------------------------------------------- P-nDCG
+#: The post's worked examples (Wong 2019): nDCG 0.920 for both, P-nDCG 0.588 vs 0.941.
+PNDCG_EXAMPLES = {
+    "Post example A: p = 0.9, 0.8, 0.1": [(1, 0.9), (0, 0.8), (1, 0.1)],
+    "Post example B: p = 0.9, 0.8, 0.7": [(1, 0.9), (0, 0.8), (1, 0.7)],
+}
+
+
+def set_editor_list(rows) -> None:
+    st.session_state["pn_rows"] = pd.DataFrame(rows, columns=["grade", "probability"])
+    st.session_state["pn_version"] = st.session_state.get("pn_version", 0) + 1
+
+
+def editor_list() -> pd.DataFrame:
+    if "pn_rows" not in st.session_state:
+        set_editor_list(next(iter(PNDCG_EXAMPLES.values())))
+    return st.session_state["pn_rows"]
+
+
+def editor_key() -> str:
+    """A new key whenever a button replaces the list (the editor then shows the new rows)."""
+    return f"pn_editor_{st.session_state.get('pn_version', 0)}"
+
+
+def discounts(edited: pd.DataFrame, beta: float) -> pd.DataFrame | None:
+    """The discount table of the edited list; ``None`` (with a notice) when it cannot be
+    scored yet."""
+    rows = edited.dropna()
+    if len(rows) < len(edited):
+        st.info("Rows with an empty cell are left out.")
+    if rows.empty or not (rows["grade"] > 0).any():
+        st.info("Give at least one document a grade above 0: without a relevant document "
+                "every nDCG is undefined.")
+        return None
+    return discount_table(rows["grade"].to_numpy(float), rows["probability"].to_numpy(float),
+                          beta=beta).round(4)
+
+
+def discount_figure(table: pd.DataFrame) -> go.Figure:
+    col = next(c for c in table.columns if c.lower().startswith("ndcg"))
+    fig = go.Figure(go.Bar(x=list(table.index), y=table[col], text=table[col].round(3),
+                           textposition="outside", marker_color="#4477AA"))
+    fig.update_layout(title="nDCG of the list under each discount", yaxis_title="nDCG",
+                      xaxis_title="discount", yaxis_range=[0, 1.1], height=340,
+                      margin=dict(t=50, b=40, l=50, r=10))
+    return fig
+
+
+def binned(table: pd.DataFrame, metrics: tuple) -> pd.DataFrame:
+    return by_relevant_count(table, metrics)
