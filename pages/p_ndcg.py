@@ -39,7 +39,7 @@ with common.guard("Scoring the list"):
         c1.plotly_chart(view.discount_figure(table), width="stretch", key="pn_fig")
         c2.dataframe(table, width="stretch", key="pn_table",
                      column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in table.columns})
+                                    for c in ("DCG", "ideal DCG", "nDCG")})
         st.caption("The list is ranked by the predicted probability (highest first). DCG sums "
                    "grade × discount; the ideal DCG puts the highest grades first (for the "
                    "probability discount: the highest grades on the highest probabilities); "
@@ -60,10 +60,11 @@ with common.guard("Scoring the queries"):
     per_query = view.per_query(str(view.store().root), key, int(k))
     shown = {f"ndcg@{int(k)}": f"nDCG@{int(k)}", "p_ndcg": "P-nDCG"}
     st.plotly_chart(view.imbalance_figure(per_query, shown), width="stretch", key="pn_imb")
-    binned = view.binned(per_query, tuple(shown))
-    st.dataframe(binned, width="stretch", key="pn_binned")
-    st.caption("One point per test query (jittered sideways); lines = the mean per number of "
-               "relevant documents. Queries without a relevant document have neither metric. "
+    st.dataframe(view.binned(per_query, shown), width="stretch",
+                 key="pn_binned")
+    st.caption("One point per test query (jittered sideways); lines = the mean per bin of "
+               "relevant documents with its 95 % interval. Queries without a relevant "
+               "document have neither metric (the first row of the table). "
                "nDCG only asks where the relevant documents are; P-nDCG also asks how sure the "
                "model was, so it falls where confident scores go to irrelevant documents.")
     st.download_button("Per-query values (CSV)", pd.DataFrame(per_query).to_csv().encode(),

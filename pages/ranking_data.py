@@ -72,12 +72,12 @@ m = st.columns(4)
 m[0].metric("Queries", f"{int(total['queries']):,}")
 m[1].metric("Documents", f"{int(total['documents']):,}")
 m[2].metric("Features", f"{splits['train'].n_features:,}")
-m[3].metric("Queries with no relevant document",
-            f"{int(total['queries without a relevant doc']):,}",
-            f"{total['queries without a relevant doc'] / total['queries']:.0%} of all",
-            delta_color="off", help=GLOSSARY["Queries without a relevant document"])
+none = int(total["queries without a relevant doc"])
+m[3].metric("Without a relevant document", f"{none:,} ({none / total['queries']:.0%})",
+            help=GLOSSARY["Queries without a relevant document"])
 st.dataframe(table, width="stretch", key="rk_split_table",
              column_config={"share without": st.column_config.NumberColumn(format="percent"),
+                            "documents": st.column_config.NumberColumn(format="localized"),
                             "docs per query (median)": st.column_config.NumberColumn(
                                 format="%.0f")})
 f1, f2 = st.columns(2)

@@ -4,6 +4,7 @@ pointwise regression) and list the stored runs."""
 
 import streamlit as st
 
+from core.constants import DASH
 from core.runs import ltr_runs
 from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
@@ -67,7 +68,8 @@ table = view.current_runs()
 if table.empty:
     st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")
     st.stop()
-st.dataframe(table.drop(columns="key"), width="stretch", hide_index=True, key="rk_runs_table",
+shown = table.drop(columns="key").astype({"best round": object})
+st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True, key="rk_runs_table",
              column_config={"fit (s)": st.column_config.NumberColumn(format="%.1f")})
 st.caption("chosen = the learning rate (or α) with the best validation score of the model's "
            "own metric; best round = the round early stopping kept.")

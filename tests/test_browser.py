@@ -182,3 +182,50 @@ def test_hillstrom_survives_a_reload_then_three_split_runs_and_a_report(app_url,
         assert "over 3 repeated splits" in report
         assert "leads" in report or "not distinguishable" in report
         browser.close()
+
+
+def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url, tmp_path,
+                                                                        shared_data):
+    """Ranking lab: MQ2008 fold 1 (the default) → train λ-MAUC LambdaMART and the linear
+    pairwise AUC baseline in the background → per-query comparison with the paired-test
+    verdict → a query's documents in each run's order → the P-nDCG explorer's example."""
+    if not (shared_data / "mq2008_fold1").is_dir():
+        pytest.skip("MQ2008 fold 1 is not in ../shared/data")
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.get_by_role("link", name="Ranking data", exact=True).click()
+        page.get_by_text("LETOR 4.0 MQ2008, fold 1").first.wait_for()
+        page.get_by_text("Documents per query").first.wait_for()
+        _assert_clean(page, "Ranking data page")
+
+        nav.get_by_role("link", name="Ranking runs", exact=True).click()
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Done in").first.wait_for(timeout=180_000)
+        page.get_by_text("Done in").nth(1).wait_for(timeout=180_000)
+        page.get_by_text("Trained runs on this dataset").wait_for()
+        _assert_clean(page, "Ranking runs page")
+
+        nav.get_by_role("link", name="Ranking compare", exact=True).click()
+        page.get_by_text("Paired per-query tests").wait_for()
+        verdict = page.get_by_text("on MAUC (").first
+        verdict.wait_for()
+        text = verdict.inner_text()
+        assert "beats" in text or "No significant difference" in text
+        assert "156 queries" in text or "105 queries" in text or "queries" in text
+        page.get_by_text("Query explorer").wait_for()
+        _assert_clean(page, "Ranking compare page")
+        page.screenshot(path=str(tmp_path / "ranking_compare.png"), full_page=True)
+
+        nav.get_by_role("link", name="P-nDCG explorer", exact=True).click()
+        page.get_by_text("nDCG of the list under each discount").wait_for()
+        page.get_by_text("0.588").first.wait_for()
+        _assert_clean(page, "P-nDCG explorer")
+        browser.close()

@@ -54,7 +54,7 @@ def test_data_page_world_has_its_designed_share_without_relevant_documents():
     at = _world(_open("pages/ranking_data.py"))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Queries"] == "100"
-    assert metrics["Queries with no relevant document"] == "50"  # round(0.5 · 100)
+    assert metrics["Without a relevant document"] == "50 (50%)"  # round(0.5 · 100)
     table = next(d.value for d in at.dataframe if "queries without a relevant doc" in
                  d.value.columns)
     assert table["queries"].sum() == 100

@@ -104,9 +104,9 @@ GLOSSARY: dict[str, str] = {
     "P@k (micro / macro)": "Precision at k per relevance grade (Welleck 2016): micro pools the "
                            "hits of every grade, macro averages the precision of each grade.",
     "P-nDCG": "nDCG with the predicted probability as the discount (Wong 2019): a relevant "
-              "document counts as much as the model is confident in it. It separates models "
-              "that nDCG calls equal, and does not reward a confident ranking of a query with "
-              "few relevant documents the way nDCG does.",
+              "document counts as much as the model is confident in it, against the best "
+              "possible use of the same probabilities. It separates models that nDCG calls "
+              "equal: same positions, different confidence.",
     "Paired per-query test": "Both runs rank the same test queries, so each query gives one "
                              "difference. The t-test asks whether the mean difference is 0; "
                              "the permutation test flips the sign of each difference at random "

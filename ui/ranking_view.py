@@ -13,8 +13,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.constants import DASH
 from core.data import letor
 from core.evaluation import (
+    RELEVANT_BINS,
     by_relevant_count,
     compare_runs,
     discount_table,
@@ -107,8 +109,9 @@ def store() -> RunStore:
     return common.runner().store
 
 
-@st.cache_data(show_spinner=False, ttl=2)
-def runs_table(root: str, fingerprint: str) -> pd.DataFrame:
+@st.cache_data(show_spinner=False, max_entries=32)
+def runs_table(root: str, fingerprint: str, stamp: int) -> pd.DataFrame:
+    """Stored runs; ``stamp`` (the results folder's mtime) changes when a run is stored."""
     return ltr_runs.list_ranking_runs(RunStore(root), fingerprint)
 
 
@@ -118,7 +121,9 @@ def load_run(root: str, key: str):
 
 
 def current_runs() -> pd.DataFrame:
-    return runs_table(str(store().root), ltr_runs.data_fingerprint(current_source()))
+    results = store().root / "_results"
+    stamp = results.stat().st_mtime_ns if results.is_dir() else 0
+    return runs_table(str(store().root), ltr_runs.data_fingerprint(current_source()), stamp)
 
 
 @st.cache_data(show_spinner="Scoring every test query…", max_entries=64)
@@ -148,9 +153,11 @@ def query_size_figure(splits: dict) -> go.Figure:
     fig = go.Figure()
     for split, data in splits.items():
         sizes = data.query_table()["n_docs"]
-        fig.add_histogram(x=sizes, name=SPLIT_LABELS.get(split, split), opacity=0.75,
-                          nbinsx=40)
-    fig.update_layout(barmode="overlay", title="Documents per query",
+        fig.add_histogram(x=sizes, name=SPLIT_LABELS.get(split, split),
+                          xbins=dict(start=0, size=5),
+                          hovertemplate="%{x} documents: %{y} queries<extra>%{fullData.name}"
+                                        "</extra>")
+    fig.update_layout(barmode="group", title="Documents per query",
                       xaxis_title="documents in the query", yaxis_title="queries",
                       height=320, margin=dict(t=50, b=40, l=50, r=10), legend_title="split")
     return fig
@@ -200,24 +207,44 @@ def distribution_figure(frames: dict[str, pd.DataFrame], metric: str, label: str
 
 
 def imbalance_figure(table: pd.DataFrame, metrics: dict[str, str]) -> go.Figure:
-    """Per query: each metric against the number of relevant documents (jittered points)
-    and the binned means."""
+    """Per query: each metric against the number of relevant documents (jittered points),
+    and the mean per bin of :func:`core.evaluation.by_relevant_count` with its 95 % interval
+    (drawn at the bin's mean number of relevant documents)."""
     fig = go.Figure()
     rng = np.random.default_rng(0)
     colors = run_colors(list(metrics))
+    bins = by_relevant_count(table, tuple(metrics))
+    centres = [table.loc[table["n_relevant"].between(lo, hi), "n_relevant"].mean()
+               for label, lo, hi in RELEVANT_BINS if label in bins.index]
     for metric, label in metrics.items():
         ok = table[metric].notna()
         x = table.loc[ok, "n_relevant"].to_numpy(dtype=float)
         fig.add_scatter(x=x + rng.uniform(-0.2, 0.2, x.size), y=table.loc[ok, metric],
-                        mode="markers", name=f"{label} (one query)", opacity=0.45,
-                        marker=dict(size=5, color=colors[metric]))
-        means = table.loc[ok].groupby("n_relevant")[metric].mean()
-        fig.add_scatter(x=means.index, y=means.to_numpy(), mode="lines+markers",
-                        name=f"{label} (mean)", line=dict(color=colors[metric], width=3))
-    fig.update_layout(xaxis_title="relevant documents in the query",
-                      yaxis_title="metric value", height=420,
-                      margin=dict(t=30, b=40, l=60, r=10))
+                        mode="markers", name=f"{label}, one query", opacity=0.4,
+                        marker=dict(size=5, color=colors[metric]),
+                        text=[f"query {q}" for q in table.index[ok]],
+                        hovertemplate="%{text}: %{y:.3f}<extra></extra>")
+        fig.add_scatter(x=centres, y=bins[metric], mode="lines+markers",
+                        name=f"{label}, mean per bin (95 % CI)",
+                        error_y=dict(type="data", array=bins[f"± {metric}"]),
+                        line=dict(color=colors[metric], width=3), marker=dict(size=9))
+    ticks = [1, 2, 3, 5, 10, 20, 50, 100]
+    fig.update_xaxes(type="log", title="relevant documents in the query (log scale)",
+                     tickvals=ticks, ticktext=[str(t) for t in ticks])
+    fig.update_layout(yaxis_title="metric value (per query)", height=440,
+                      margin=dict(t=30, b=40, l=60, r=10), legend=dict(orientation="h", y=-0.2))
     return fig
+
+
+def binned(table: pd.DataFrame, metrics: dict[str, str]) -> pd.DataFrame:
+    """The bins of the imbalance view with readable column names."""
+    out = by_relevant_count(table, tuple(metrics))
+    names = {"queries": "queries"}
+    for metric, label in metrics.items():
+        names[metric] = f"{label} (mean)"
+        names[f"± {metric}"] = f"{label} ± 95 %"
+    out = out.rename(columns=names).round(4)
+    return out.astype(object).where(out.notna(), DASH)
 
 
 # ----------------------------------------------------------------------------- compare
@@ -325,13 +352,13 @@ def discounts(edited: pd.DataFrame, beta: float) -> pd.DataFrame | None:
 
 def discount_figure(table: pd.DataFrame) -> go.Figure:
     col = next(c for c in table.columns if c.lower().startswith("ndcg"))
-    fig = go.Figure(go.Bar(x=list(table.index), y=table[col], text=table[col].round(3),
+    names = {"log2": "log2 (standard nDCG)", "zipf": "Zipf 1/i", "zipf_beta": "Zipf-β 1/iᵝ",
+             "probability": "probability (P-nDCG)"}
+    fig = go.Figure(go.Bar(x=[names.get(i, i) for i in table.index], y=table[col],
+                           text=table[col].round(3),
                            textposition="outside", marker_color="#4477AA"))
     fig.update_layout(title="nDCG of the list under each discount", yaxis_title="nDCG",
                       xaxis_title="discount", yaxis_range=[0, 1.1], height=340,
                       margin=dict(t=50, b=40, l=50, r=10))
     return fig
 
-
-def binned(table: pd.DataFrame, metrics: tuple) -> pd.DataFrame:
-    return by_relevant_count(table, metrics)
