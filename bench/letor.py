@@ -44,7 +44,7 @@ import numpy as np
 
 from bench._report import md_table, publish, report_parser, run_timed
 from core.data import load_mq2008, mq2008_folds_available
-from core.evaluation import per_query_metrics
+from core.evaluation import compare_runs, per_query_metrics, verdict
 from core.runs.ltr_runs import RANKING_PRESETS, TrainedRanker, train_ranker
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +104,7 @@ def _f(v: float | None) -> str:
 
 def render(results: dict[int, dict[str, tuple[TrainedRanker, dict]]], sizes: dict[int, str],
            speed: dict | None, *, preset: str, threads: int, argv: Sequence[str],
-           seconds: float) -> str:
+           seconds: float, tests=None) -> str:
     folds = sorted(results)
     out = ["## UpRank — λ-AUC / λ-MAUC LambdaMART on LETOR 4.0 MQ2008",
            f"`python -m bench.letor {' '.join(argv)}`",
@@ -133,6 +133,16 @@ def render(results: dict[int, dict[str, tuple[TrainedRanker, dict]]], sizes: dic
                "AUC, MAUC, the first MAP, NDCG@10 and P-nDCG leave out test queries without a "
                "relevant document; the LETOR MAP counts them as 0, as the paper's does. "
                "P-nDCG discounts by the Platt-calibrated score (core.evaluation.per_query).")
+    if tests is not None:
+        out.append("### Paired per-query tests on MAUC, fold 1 (t-test, Holm over all pairs; "
+                   "the app's Ranking compare page)")
+        out.append(md_table(["run A", "run B", "mean A", "mean B", "queries", "p (Holm)",
+                             "verdict"],
+                            [[r.run_a, r.run_b, f"{r.mean_a:.4f}", f"{r.mean_b:.4f}",
+                              str(r.n_queries), f"{r.p_adjusted:.3g}",
+                              verdict(r._asdict(), metric_label="MAUC")]
+                             for r in tests.itertuples(index=False)
+                             if "λ-MAUC" in r.run_a + r.run_b]))
     prow = []
     for name in names:
         for avg in ("micro", "macro"):
@@ -219,10 +229,18 @@ def main(argv: Sequence[str] | None = None) -> str:
         for name in models:
             fit = train_ranker(name, data, preset=preset, seed=args.seed, threads=args.threads)
             results[fold][name] = (fit, test_metrics(data["test"], fit.test_score))
+    tests = None
+    if len(models) > 1:
+        test = load_fold(folds[0], args.data_dir, args.max_queries)["test"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frames = {name: per_query_metrics(test.relevance, fit.test_score, test.qid)
+                      for name, (fit, _) in results[folds[0]].items()}
+        tests = compare_runs(frames, metrics=["mauc"], correction="holm")
     speed = (measure_speed(train1, trees=args.speed_trees, reps=args.speed_reps)
              if args.speed_reps > 0 else None)
     text = render(results, sizes, speed, preset=preset, threads=args.threads, argv=argv,
-                  seconds=time.perf_counter() - t0)
+                  seconds=time.perf_counter() - t0, tests=tests)
     return publish(text, args.out)
 
 

@@ -22,7 +22,7 @@ from core.runs.views import (
 from ui import common
 from ui import compare_view as view
 from ui.charts import band_figure, decile_figure, profit_figure, run_colors, short_names
-from ui.glossary import GLOSSARY
+from ui.glossary import GLOSSARY, PNDCG_NOTE
 
 st.title("Compare runs")
 data = common.current_data()
@@ -100,6 +100,14 @@ with common.guard("Comparing the runs"):
                + (" The winner changes with the definition: say which one you report."
                   if ranks["winner changes?"].any() else
                   " The winner is the same under every definition."))
+
+    with st.expander("P-nDCG and nDCG of the scores (relevant = Abs1 label: TR or CN)"):
+        p_map = st.radio("Probability from the score", ["rank", "platt"], horizontal=True,
+                         key="cmp_pndcg_map", format_func={
+                             "rank": "score quantile (compares orderings)",
+                             "platt": "Platt calibration (confidence)"}.get)
+        st.dataframe(view.ranking_metrics(ids, splits, p_map), width="stretch", key="cmp_pndcg")
+        st.caption(GLOSSARY["P-nDCG"] + " " + PNDCG_NOTE[p_map])
 
     st.subheader("What is the targeting depth worth?")
     v1, v2, v3 = st.columns(3)

@@ -24,6 +24,17 @@ for i, (label, rows) in enumerate(examples.items()):
         view.set_editor_list(rows)
 if b[-1].button("Clear", key="pn_clear"):
     view.set_editor_list([(0, 0.5)])
+runs = view.current_runs()
+if not runs.empty:
+    with st.expander("Or take a test query of a trained run (Ranking data's dataset)"):
+        names = view.run_names(runs)
+        q1, q2, q3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+        run = q1.selectbox("Run", list(names), key="pn_qrun", format_func=names.get)
+        root = str(view.store().root)
+        qids = view.per_query(root, run, 10).query("n_relevant > 0").index
+        qid = q2.selectbox("Query (with a relevant document)", list(qids), key="pn_qid")
+        if q3.button("Use this query", key="pn_use_query"):
+            view.set_editor_list(view.query_rows(root, run, qid))
 edited = st.data_editor(view.editor_list(), num_rows="dynamic", width="stretch",
                         key=view.editor_key(), column_config={
                             "grade": st.column_config.NumberColumn(
@@ -43,16 +54,15 @@ with common.guard("Scoring the list"):
         st.caption("The list is ranked by the predicted probability (highest first). DCG sums "
                    "grade × discount; the ideal DCG puts the highest grades first (for the "
                    "probability discount: the highest grades on the highest probabilities); "
-                   "nDCG = DCG / ideal DCG. " + GLOSSARY["P-nDCG"])
+                   "nDCG = DCG / ideal DCG. " + GLOSSARY["P-nDCG"] + " With equal "
+                   "probabilities (*Flat*) P-nDCG is 1 whatever the order: it measures "
+                   "confidence relative to the list's own probabilities. For grades above 1 the "
+                   "last row counts every grade > 0 as relevant: the paper's (binary) P-nDCG, "
+                   "the value Ranking compare reports.")
 
 st.subheader("Imbalance: nDCG and P-nDCG against the number of relevant documents")
 view.caption()
-runs = view.current_runs()
-if runs.empty:
-    st.info("Train a ranker on the Ranking runs page to see this on its test queries.")
-    st.page_link("pages/ranking_runs.py", label="Train rankers", icon=":material/model_training:")
-    st.stop()
-names = view.run_names(runs)
+names = view.runs_or_stop("see this on its test queries")
 r1, r2 = st.columns([3, 1])
 key = r1.selectbox("Run", list(names), key="pn_run", format_func=names.get)
 k = r2.number_input("nDCG cut-off k", 1, 100, 10, key="pn_k")

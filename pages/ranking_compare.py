@@ -6,17 +6,12 @@ import streamlit as st
 from core.runs.export import safe_csv_bytes
 from ui import common
 from ui import ranking_view as view
-from ui.glossary import GLOSSARY
+from ui.glossary import GLOSSARY, PNDCG_NOTE
 
 common.keep_dataset_in_url()
 st.title("Compare rankers query by query")
 view.caption()
-table = view.current_runs()
-if table.empty:
-    st.info("No trained ranking runs on this dataset yet.")
-    st.page_link("pages/ranking_runs.py", label="Train rankers", icon=":material/model_training:")
-    st.stop()
-names = view.run_names(table)
+names = view.runs_or_stop("compare rankers query by query")
 root = str(view.store().root)
 
 c1, c2 = st.columns([4, 1])
@@ -35,8 +30,9 @@ with common.guard("Comparing the runs"):
     st.dataframe(view.means_table(frames, metrics), width="stretch", key="rkc_means")
     n_q = len(next(iter(frames.values())))
     st.caption(f"{n_q:,} test queries. AUC, MAUC, MAP, NDCG and P-nDCG leave out the "
-               "queries without a relevant document (" + GLOSSARY[
-                   "Queries without a relevant document"].split(". ", 1)[1] + ")")
+               "queries without a relevant document (nothing to put first); LETOR's MAP "
+               "counts them as 0. P-nDCG turns each run's score into a probability by Platt "
+               "calibration on the test documents; " + PNDCG_NOTE["platt"].split(". ", 1)[1])
 
     m1, m2, m3 = st.columns(3)
     common.remember("rkc_metric", "mauc", options=list(metrics))

@@ -562,3 +562,39 @@ def test_scores_frame_carries_the_data_ids(csv_data_and_runs):
     plain = views.scores_frame(run)
     assert plain.columns[0] == "row"
     np.testing.assert_array_equal(plain["row"], tests[0] + 1)
+
+
+def test_ranking_metrics_over_splits_p_ndcg_by_score_quantile():
+    """P-nDCG of each split's whole test list with relevant = Abs1 label (TR or CN) and
+    probability = the score's quantile (mid-rank − ½)/n, recomputed from the definition."""
+    from scipy.stats import rankdata
+
+    from core.evaluation import p_ndcg, ranking_metrics_over_splits
+    from core.evaluation.metrics import ndcg
+
+    rng = np.random.default_rng(7)
+    splits = []
+    for _ in range(3):
+        y, t = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
+        splits.append(TestSplit(y, t, {"a": rng.normal(size=300) + y * t,
+                                       "b": rng.normal(size=300)}))
+    table = ranking_metrics_over_splits(splits)
+    for name in ("a", "b"):
+        vals, nd = [], []
+        for s in splits:
+            rel = ((s.y == 1) & (s.t == 1)) | ((s.y == 0) & (s.t == 0))
+            score = s.scores[name]
+            vals.append(p_ndcg(rel.astype(int), (rankdata(score) - 0.5) / score.size))
+            nd.append(ndcg(rel.astype(float), score))
+        assert table.loc[name, "P-nDCG"] == pytest.approx(np.mean(vals))
+        assert table.loc[name, "sd P-nDCG"] == pytest.approx(np.std(vals, ddof=1))
+        assert table.loc[name, "nDCG"] == pytest.approx(np.mean(nd))
+    assert table.loc["a", "P-nDCG"] > table.loc["b", "P-nDCG"]
+
+
+def test_p_ndcg_is_one_for_flat_probabilities_whatever_the_order():
+    """Why the Compare page offers the quantile map: with equal probabilities DCG_p and
+    IDCG_p are both n₊·c (SPEC §5's formula), so any order scores 1."""
+    from core.evaluation import p_ndcg
+
+    assert p_ndcg([0, 0, 1, 0, 1], [0.3] * 5) == pytest.approx(1.0)

@@ -107,5 +107,6 @@ def test_letor_runs(letor, shared_data):
     assert "0.734" in text and "0.458" in text  # the paper's values beside ours
     assert "P@10" in text and "nan" not in text
     assert "Ratio of medians λ-MAUC / lambdarank" in text
+    assert "### Paired per-query tests on MAUC" in text and "on MAUC (" in text
     split = letor.load_fold(1, shared_data, max_queries=5)["test"]
     assert split.n_queries == 5 and split.n_features == 46

@@ -41,6 +41,15 @@ def _assert_clean(page, where: str) -> None:
     assert errors.count() == 0, f"{where}: " + " | ".join(errors.all_inner_texts())
 
 
+def _launch(playwright):
+    """Debian's Chromium, headless, without the background connections this closed network
+    refuses."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run"])
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -94,10 +103,7 @@ def test_upload_train_and_see_a_curve(app_url, tmp_path):
     sync_api = _require_browser()
     csv = _csv(tmp_path / "campaign.csv")
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
         page.goto(app_url)
@@ -128,10 +134,7 @@ def test_hillstrom_survives_a_reload_then_three_split_runs_and_a_report(app_url,
     runs with 3 repeated splits → Compare shows the spread over splits → the report."""
     sync_api = _require_browser()
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000},
                                 accept_downloads=True)
         page.set_default_timeout(60_000)
@@ -193,10 +196,7 @@ def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url,
         pytest.skip("MQ2008 fold 1 is not in ../shared/data")
     sync_api = _require_browser()
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
         page.goto(app_url)

@@ -204,6 +204,8 @@ def test_discount_table_reproduces_the_posts_worked_examples():
     graded = discount_table([2, 0, 1], [0.2, 0.9, 0.5])  # ranked by p: grades 0, 1, 2
     assert graded.loc["probability", "DCG"] == pytest.approx(0 * 0.9 + 1 * 0.5 + 2 * 0.2)
     assert graded.loc["probability", "ideal DCG"] == pytest.approx(2 * 0.9 + 1 * 0.5)
+    # ... and the paper's binary P-nDCG beside it: relevant p's 0.5 + 0.2 over the top two.
+    assert graded.loc["probability_binary", "nDCG"] == pytest.approx(0.7 / 1.4)
     with pytest.raises(ValueError, match="grades ≥ 0"):
         discount_table([1, -1])
 

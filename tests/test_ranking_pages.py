@@ -130,3 +130,23 @@ def test_p_ndcg_explorer_reproduces_the_posts_worked_examples():
     assert_clean(at.button(key="pn_ex_1").click().run())
     table = next(d.value for d in at.dataframe if "probability" in d.value.index)
     assert table.loc["probability", ndcg_col] == pytest.approx(1.6 / 1.7, abs=1e-3)
+
+
+def test_p_ndcg_explorer_takes_a_query_of_a_run(monkeypatch, tmp_path):
+    """A run's test query in the explorer: its P-nDCG is the run's per-query P-nDCG
+    (two code paths: the vectorised per-query table and the one-list discount table)."""
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path / "runs"))
+    at = _train_two(_world(_open("pages/ranking_data.py")))
+    at.switch_page("pages/p_ndcg.py")
+    assert_clean(at.run())
+    qid = at.selectbox(key="pn_qid").value
+    assert_clean(at.button(key="pn_use_query").click().run())
+    table = next(d.value for d in at.dataframe if "probability" in d.value.index)
+    store = RunStore(tmp_path / "runs")
+    key = at.selectbox(key="pn_qrun").value
+    s = ltr_runs.load_ranking_run(store, key)[1]["scores"]
+    from core.evaluation import per_query_metrics
+
+    expected = per_query_metrics(s["relevance"], s["score"], s["qid"]).loc[qid, "p_ndcg"]
+    row = "probability_binary" if "probability_binary" in table.index else "probability"
+    assert table.loc[row, "nDCG"] == pytest.approx(expected, abs=2e-4)

@@ -35,6 +35,11 @@ def definition_ranks(ids: tuple, _splits, cutoff: float):
     return over.definition_ranks_over_splits(_splits, cutoff=cutoff)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def ranking_metrics(ids: tuple, _splits, probability: str):
+    return over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
+
+
 @st.cache_data(show_spinner="Bootstrapping the profit curve of every split…", max_entries=32)
 def profit(ids: tuple, _splits, cost: float, econ_key: tuple, value_per_response):
     res = over.profit_over_splits(_splits, cost_per_treatment=cost,

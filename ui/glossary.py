@@ -116,4 +116,14 @@ GLOSSARY: dict[str, str] = {
                       "a number of rounds, and the model keeps its best round.",
 }
 
-__all__ = ["GLOSSARY"]
+#: How the score becomes a probability for P-nDCG (core.evaluation.score_to_probability).
+PNDCG_NOTE = {
+    "rank": "An uplift score is not a probability: here each row's probability is its "
+            "score's quantile on the test rows, so P-nDCG compares orderings (a linear "
+            "discount), over the whole test list.",
+    "platt": "Platt calibration fits P(relevant | score) on the test rows. Careful: a "
+             "ranker with no signal gets flat probabilities, and with equal probabilities "
+             "P-nDCG is 1 whatever the order — read it beside nDCG.",
+}
+
+__all__ = ["GLOSSARY", "PNDCG_NOTE"]

@@ -21,6 +21,7 @@ from core.evaluation import (
     compare_runs,
     discount_table,
     per_query_metrics,
+    score_to_probability,
     verdict,
 )
 from core.runs import ltr_runs
@@ -137,6 +138,18 @@ def per_query(root: str, key: str, k: int) -> pd.DataFrame:
                                  s["qid"].to_numpy(), k=k)
 
 
+def runs_or_stop(what: str) -> dict[str, str]:
+    """Run key → display name of the stored runs on the session's ranking data; without any,
+    a notice with a link to the Ranking runs page, and the page stops."""
+    table = current_runs()
+    if table.empty:
+        st.info(f"No trained ranking runs on this dataset yet: train one to {what}.")
+        st.page_link("pages/ranking_runs.py", label="Train rankers",
+                     icon=":material/model_training:")
+        st.stop()
+    return run_names(table)
+
+
 def run_names(table: pd.DataFrame) -> dict[str, str]:
     """Run key → a unique display name (model; preset and seed when needed)."""
     names = {}
@@ -243,8 +256,10 @@ def binned(table: pd.DataFrame, metrics: dict[str, str]) -> pd.DataFrame:
     for metric, label in metrics.items():
         names[metric] = f"{label} (mean)"
         names[f"± {metric}"] = f"{label} ± 95 %"
-    out = out.rename(columns=names).round(4)
-    return out.astype(object).where(out.notna(), DASH)
+    out = out.rename(columns=names)
+    for col in out.columns[1:]:  # text cells: a number to 4 decimals, or "—"
+        out[col] = [DASH if pd.isna(v) else f"{v:.4f}" for v in out[col]]
+    return out
 
 
 # ----------------------------------------------------------------------------- compare
@@ -317,7 +332,26 @@ def long_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 PNDCG_EXAMPLES = {
     "Post example A: p = 0.9, 0.8, 0.1": [(1, 0.9), (0, 0.8), (1, 0.1)],
     "Post example B: p = 0.9, 0.8, 0.7": [(1, 0.9), (0, 0.8), (1, 0.7)],
+    "Flat: p = 0.5, 0.5, 0.5": [(1, 0.5), (0, 0.5), (1, 0.5)],
 }
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def run_probabilities(root: str, key: str) -> pd.DataFrame:
+    """A run's test documents with the probability P-nDCG uses (Platt on the test set)."""
+    s = load_run(root, key)[1]["scores"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = score_to_probability(s["score"].to_numpy(), s["relevance"].to_numpy() > 0)
+    return s.assign(probability=p)
+
+
+def query_rows(root: str, key: str, qid) -> list[tuple[float, float]]:
+    """(grade, probability) of query ``qid``'s documents in the run's order."""
+    s = run_probabilities(root, key)
+    part = s[s["qid"].astype(str) == str(qid)].sort_values("probability", ascending=False,
+                                                          kind="stable")
+    return list(zip(part["relevance"].astype(float), part["probability"].round(4)))
 
 
 def set_editor_list(rows) -> None:
@@ -353,7 +387,8 @@ def discounts(edited: pd.DataFrame, beta: float) -> pd.DataFrame | None:
 def discount_figure(table: pd.DataFrame) -> go.Figure:
     col = next(c for c in table.columns if c.lower().startswith("ndcg"))
     names = {"log2": "log2 (standard nDCG)", "zipf": "Zipf 1/i", "zipf_beta": "Zipf-β 1/iᵝ",
-             "probability": "probability (P-nDCG)"}
+             "probability": "probability (P-nDCG)",
+             "probability_binary": "probability, grade > 0 = 1"}
     fig = go.Figure(go.Bar(x=[names.get(i, i) for i in table.index], y=table[col],
                            text=table[col].round(3),
                            textposition="outside", marker_color="#4477AA"))

@@ -80,6 +80,8 @@ from core.evaluation.compare import (
 )
 from core.evaluation.curve_tables import BASELINES, auuc_summary
 from core.evaluation.curves import DEFINITIONS
+from core.evaluation.metrics import LABEL_SETS, ndcg, p_ndcg, relevance_labels
+from core.evaluation.per_query import PROBABILITY_METHODS, score_to_probability
 from core.evaluation.targeting import _check_number, _profit_at, uplift_by_decile
 
 __all__ = [
@@ -91,6 +93,7 @@ __all__ = [
     "definition_ranks_over_splits",
     "pool_bootstraps",
     "pooling_note",
+    "ranking_metrics_over_splits",
     "profit_over_splits",
 ]
 
@@ -143,6 +146,58 @@ def pooling_note(n_splits: int, *, bootstrap: bool = False) -> str:
                 "(replicate b = mean over splits of each split's replicate b).")
     return (f"Over {n_splits} repeated splits: mean ± sd across the splits (each split: a "
             "model trained on its training rows, scored on its test rows).")
+
+
+# ---------------------------------------------------------------------- P-nDCG
+def ranking_metrics_over_splits(splits: Sequence[TestSplit], *, labels: str = "abs1",
+                                probability: str = "rank") -> pd.DataFrame:
+    r"""P-nDCG and nDCG of each ranker's test list, mean and sd over splits (SPEC §5).
+
+    Each split's test rows form one list (the joint ranking), relevant = the row's label in
+    the paper's set ``labels`` is > 0 (Abs1: treated responders and control
+    non-responders, the rows a persuadable-first ranking should put on top; Devriendt et
+    al. 2020, Table 3).  P-nDCG needs a probability and an uplift score is not one: the
+    score is mapped by :func:`~core.evaluation.per_query.score_to_probability` with
+    ``method=probability``:
+
+    * ``"rank"`` (default): the score's quantile in the split, so every ranker's discount
+      falls linearly with its position — P-nDCG then compares orderings, like nDCG with a
+      linear instead of a logarithmic discount;
+    * ``"platt"``: Platt scaling of the relevant label on the score (fitted on the split's
+      test rows).  This keeps P-nDCG's idea (confidence as the discount) but rewards
+      uninformative scores: a ranker with no signal gets flat probabilities, and with equal
+      probabilities P-nDCG = 1 whatever the order.  Read it beside nDCG.
+
+    nDCG (log2 discount, whole list) is returned beside it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ranker: ``P-nDCG``, ``sd P-nDCG``, ``nDCG``, ``sd nDCG`` (sd across
+        splits, ddof = 1; ``nan`` with one split).
+    """
+    checked = _check_splits(splits)
+    check_choice(labels, "labels", LABEL_SETS)
+    check_choice(probability, "probability", PROBABILITY_METHODS)
+    rows: dict[str, dict[str, list[float]]] = {}
+    for y, t, scores in checked:
+        rel = relevance_labels(y, t, labels=labels) > 0
+        for name, score in scores.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a ranker worse than random: rank-based p
+                prob = score_to_probability(score, rel, method=probability)
+            row = rows.setdefault(name, {"P-nDCG": [], "nDCG": []})
+            row["P-nDCG"].append(p_ndcg(rel.astype(np.int64), prob))
+            row["nDCG"].append(ndcg(rel.astype(np.float64), score))
+    out = {}
+    for name, vals in rows.items():
+        out[name] = {}
+        for metric, v in vals.items():
+            out[name][metric] = float(np.mean(v))
+            out[name][f"sd {metric}"] = float(np.std(v, ddof=1)) if len(v) > 1 else np.nan
+    frame = pd.DataFrame.from_dict(out, orient="index")
+    frame.attrs["n_splits"] = len(checked)
+    return frame
 
 
 # ---------------------------------------------------------------------- AUUC

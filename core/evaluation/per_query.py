@@ -188,7 +188,9 @@ def discount_table(relevance: Any, probability: Any = None, *,
     descending order against the same weights (for ``probability``: the highest grades on
     the highest probabilities); nDCG = DCG / ideal DCG.  For binary grades the
     ``probability`` row is P-nDCG (:func:`core.evaluation.metrics.p_ndcg`) and ``log2``
-    standard nDCG: y = [1, 0, 1] with p = [0.9, 0.8, 0.1] gives 0.588 and 0.920.
+    standard nDCG: y = [1, 0, 1] with p = [0.9, 0.8, 0.1] gives 0.588 and 0.920.  For
+    graded lists a row ``probability_binary`` adds the paper's binary P-nDCG (relevant =
+    grade > 0), the value :func:`per_query_metrics` reports.
 
     Returns
     -------
@@ -217,10 +219,17 @@ def discount_table(relevance: Any, probability: Any = None, *,
         dcg, idcg = float((g * w).sum()), float((ideal * w).sum())
         rows[name] = {"weight": _DISCOUNTS[name].replace("β", f"{beta:g}"), "DCG": dcg,
                       "ideal DCG": idcg, "nDCG": dcg / idcg if idcg > 0 else np.nan}
-    if probability is not None and set(np.unique(g)) <= {0.0, 1.0} and g.any():
+    if probability is not None and g.any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rows["probability"]["nDCG"] = p_ndcg(g, p[order])  # the paper's function
+            binary = p_ndcg((g > 0).astype(np.int64), p[order])  # the paper's function
+        if set(np.unique(g)) <= {0.0, 1.0}:
+            rows["probability"]["nDCG"] = binary
+        else:  # graded: also the paper's binary P-nDCG (relevant = grade > 0)
+            n_pos = int((g > 0).sum())
+            rows["probability_binary"] = {
+                "weight": "p(i), relevant = grade > 0", "DCG": float(p[order][g > 0].sum()),
+                "ideal DCG": float(np.sort(p)[::-1][:n_pos].sum()), "nDCG": binary}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("discount")
 
 
