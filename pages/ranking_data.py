@@ -20,7 +20,7 @@ kinds = {"mq2008": "LETOR 4.0 MQ2008 (web search, 46 features)",
          "world": "Synthetic LTR world (known relevance)", "upload": "Upload a file"}
 kind = st.radio("Dataset", list(kinds), format_func=kinds.get, horizontal=True,
                 index=list(kinds).index(current.kind), key="rk_kind")
-with common.guard("Loading the ranking data"):
+with common.guard("Reading the ranking data"):
     if kind == "mq2008":
         folds = view.folds_available()
         if not folds:
@@ -62,9 +62,15 @@ with common.guard("Loading the ranking data"):
             st.info("Upload a file to use it; the Ranking lab keeps the previous dataset until "
                     "then.")
             st.stop()
+splits = None
+with common.guard("Loading the ranking data"):
     splits = view.current_splits()
+if splits is None:
+    st.stop()
 
 source = view.current_source()
+if source.kind != kind:  # a failed upload: nothing lost, the previous dataset stays
+    st.caption(f":material/history: The Ranking lab still uses **{source.label()}**.")
 st.subheader(source.label())
 table = view.split_table(splits)
 total = table.sum(numeric_only=True)

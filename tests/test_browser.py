@@ -205,6 +205,18 @@ def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url,
         page.get_by_text("LETOR 4.0 MQ2008, fold 1").first.wait_for()
         page.get_by_text("Documents per query").first.wait_for()
         _assert_clean(page, "Ranking data page")
+        # A malformed upload: one message naming the line, nothing lost, no exception.
+        bad = tmp_path / "bad.txt"
+        bad.write_bytes(b"2 qid:1 1:0.5 # docid = A\n0 qid:1 1:0.1 # docid = B\n"
+                        b"x qid:2 1:0.3\n1 qid:2 1:0.2\n")
+        page.get_by_text("Upload a file").click()
+        page.locator("input[type=file]").set_input_files(str(bad))
+        page.get_by_text("line 3: the relevance label 'x' is not a number").wait_for()
+        page.get_by_text("The Ranking lab still uses").wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator(ERRORS).count() == 1
+        page.get_by_text("LETOR 4.0 MQ2008 (web search").click()  # back to the benchmark
+        page.get_by_text("Documents per query").first.wait_for()
 
         nav.get_by_role("link", name="Ranking runs", exact=True).click()
         page.get_by_role("button", name="Train", exact=True).click()

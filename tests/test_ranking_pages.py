@@ -150,3 +150,4 @@ def test_p_ndcg_explorer_takes_a_query_of_a_run(monkeypatch, tmp_path):
     expected = per_query_metrics(s["relevance"], s["score"], s["qid"]).loc[qid, "p_ndcg"]
     row = "probability_binary" if "probability_binary" in table.index else "probability"
     assert table.loc[row, "nDCG"] == pytest.approx(expected, abs=2e-4)
+
