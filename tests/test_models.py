@@ -30,6 +30,7 @@ from core.models import (
     LinearPairwiseAUC,
     PointwiseRanker,
     TrainingCancelled,
+    TransformedOutcome,
     TwoModel,
     UpliftRandomForest,
     load_model,
@@ -355,7 +356,7 @@ def test_get_set_params_and_clone(small):
 
 def test_registry_and_make_model():
     assert set(MODELS.values()) == {LambdaMARTUplift, FlippedLabel, TwoModel, DummyTreatment,
-                                    UpliftRandomForest}
+                                    TransformedOutcome, UpliftRandomForest}
     assert set(RANKERS.values()) == {LambdaMARTRanker, LinearPairwiseAUC, PointwiseRanker}
     label = next(k for k, v in MODELS.items() if v is TwoModel)
     assert isinstance(make_model(label, n_estimators=3), TwoModel)

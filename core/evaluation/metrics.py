@@ -55,6 +55,7 @@ from core.evaluation.auc_metrics import auc, mauc, multiclass_precision_at_k
 __all__ = [
     "DISCOUNTS",
     "LABEL_SETS",
+    "UPLIFT_LABELS",
     "METRICS",
     "WHOLE_LIST_METRICS",
     "auc",
@@ -73,11 +74,15 @@ __all__ = [
     "pcg_cutoff",
     "precision_at_k",
     "relevance_labels",
+    "transformed_outcome",
     "uplift_pcg",
 ]
 
 #: Names of the relevance label sets of SPEC §3 (paper Tables 3, 4, 7).
 LABEL_SETS: tuple[str, ...] = ("abs1", "abs2", "abs3", "rel")
+#: Labels LambdaMART uplift can learn from: the paper's sets, and the transformed outcome
+#: (:func:`transformed_outcome`), the one that also serves a continuous outcome.
+UPLIFT_LABELS: tuple[str, ...] = (*LABEL_SETS, "transformed")
 #: Discounts of :func:`p_ndcg`.
 DISCOUNTS: tuple[str, ...] = ("probability", "log2", "zipf", "zipf_beta")
 
@@ -142,6 +147,38 @@ def relevance_labels(y: Any, t: Any, *, labels: str) -> np.ndarray:
         np.where(responder, values[2], values[3]),
     )
     return out.astype(np.float64, copy=False)
+
+
+def transformed_outcome(y: Any, t: Any, *, propensity: float | None = None) -> np.ndarray:
+    r"""The transformed outcome :math:`Y^* = y\,\left(\frac{t}{p} - \frac{1-t}{1-p}\right)`.
+
+    In a randomised experiment with treated share :math:`p`, :math:`E[Y^* \mid x] = \tau(x)`
+    (Athey & Imbens 2016), for a binary or a continuous outcome (spend, revenue).  As a
+    relevance label it is negative for control rows with an outcome, which the λ engine
+    accepts (LightGBM's own ranking objectives do not).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Outcome: 0/1 or any finite real.
+    t : array-like of shape (n,)
+        Treatment flag, 0/1.
+    propensity : float in (0, 1), optional
+        Treated share of the design; default the observed share of ``t``.
+
+    References
+    ----------
+    Athey, S. & Imbens, G. (2016). Recursive partitioning for heterogeneous causal effects.
+    *PNAS* 113(27). Hitsch, G. & Misra, S. (2018), the transformed outcome for uplift.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    t = check_binary(t, "t")
+    if y.ndim != 1 or y.shape[0] != t.shape[0] or not np.isfinite(y).all():
+        raise ValueError(f"y must be finite and of the same length as t ({t.shape[0]}).")
+    p = float(t.mean()) if propensity is None else check_fraction(propensity, "propensity")
+    if not 0 < p < 1:
+        raise ValueError(f"propensity must be in (0, 1); got {p!r} (a single arm?).")
+    return y * np.where(t == 1, 1.0 / p, -1.0 / (1.0 - p))
 
 
 # ------------------------------------------------------------------ binary relevance

@@ -8,6 +8,7 @@ from core.models.baselines import (
     DummyTreatment,
     FlippedLabel,
     TrainingCancelled,
+    TransformedOutcome,
     TwoModel,
     load_model,
     make_model,
@@ -15,9 +16,11 @@ from core.models.baselines import (
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
 from core.models.linear_ranker import LinearPairwiseAUC
+from core.models.multiarm import PerArmUplift
 from core.models.pointwise import PointwiseRanker
 from core.models.uplift_forest import UpliftRandomForest
 
 __all__ = ["MODELS", "RANKERS", "DummyTreatment", "FlippedLabel", "LambdaMARTRanker",
-           "LambdaMARTUplift", "LinearPairwiseAUC", "PointwiseRanker", "TrainingCancelled", "TwoModel",
-           "UpliftRandomForest", "load_model", "make_model", "model_from_dict"]
+           "LambdaMARTUplift", "LinearPairwiseAUC", "PerArmUplift", "PointwiseRanker",
+           "TrainingCancelled", "TransformedOutcome", "TwoModel", "UpliftRandomForest",
+           "load_model", "make_model", "model_from_dict"]

@@ -145,12 +145,17 @@ def _check_finite_or_nan(values: np.ndarray, name: str) -> None:
 
 
 # --------------------------------------------------------------------------- fit inputs
-def check_uplift_fit(X: Any, y: Any, treatment: Any) -> tuple[FeatureInfo, pd.DataFrame,
-                                                              np.ndarray, np.ndarray]:
-    """Validate the ``(X, y, treatment)`` of an uplift learner's ``fit``."""
+def check_uplift_fit(X: Any, y: Any, treatment: Any, *,
+                     continuous: bool = False) -> tuple[FeatureInfo, pd.DataFrame,
+                                                        np.ndarray, np.ndarray]:
+    """Validate the ``(X, y, treatment)`` of an uplift learner's ``fit``.
+
+    ``continuous=True`` (learners that also model a real-valued outcome such as spend)
+    accepts any finite ``y``; a 0/1 ``y`` is still checked to hold both values.
+    """
     info, frame = FeatureInfo.fit(X)
     n = frame.shape[0]
-    y = check_binary(y, "y")
+    y = check_outcome(y, continuous=continuous)
     t = check_binary(treatment, "treatment")
     for name, arr in (("y", y), ("treatment", t)):
         if arr.shape[0] != n:
@@ -161,13 +166,44 @@ def check_uplift_fit(X: Any, y: Any, treatment: Any) -> tuple[FeatureInfo, pd.Da
         missing = "control" if n_t == n else "treated"
         raise ValueError(f"fit needs treated and control rows; got no {missing} rows "
                          f"(treatment is all {int(n_t == n)}).")
-    n_r = int(y.sum())
-    if n_r == 0:
-        raise ValueError("y has no responders (all 0); an uplift model needs responders.")
-    if n_r == n:
-        raise ValueError("y has only responders (all 1); an uplift model needs "
-                         "non-responders too.")
+    if is_binary_outcome(y):
+        n_r = int(y.sum())
+        if n_r == 0:
+            raise ValueError("y has no responders (all 0); an uplift model needs responders.")
+        if n_r == n:
+            raise ValueError("y has only responders (all 1); an uplift model needs "
+                             "non-responders too.")
+    elif np.all(y == y[0]):
+        raise ValueError(f"y is constant ({y[0]:g}); an uplift model needs an outcome that "
+                         "varies.")
     return info, frame, y, t
+
+
+def check_outcome(y: Any, *, continuous: bool) -> np.ndarray:
+    """0/1 outcome (int8), or with ``continuous`` any finite real outcome (float64)."""
+    if not continuous:
+        arr = np.asarray(y)
+        if arr.ndim == 1 and arr.dtype.kind in "iuf" and np.isfinite(arr).all() \
+                and not np.isin(arr, (0, 1)).all():
+            raise ValueError(
+                f"This model needs a 0/1 outcome; y is continuous ({np.unique(arr).size:,} "
+                "distinct values). For a continuous outcome such as spend use Two-model, "
+                "Dummy treatment, Transformed outcome or LambdaMART uplift with "
+                "labels='transformed'.")
+        return check_binary(y, "y")
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.dtype.kind not in "biuf":
+        raise ValueError(f"y must be a 1-d array of numbers (0/1 or a continuous outcome such "
+                         f"as spend); got dtype {arr.dtype} with shape {arr.shape}.")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError("y must be finite; it holds NaN or infinite values.")
+    return arr
+
+
+def is_binary_outcome(y: np.ndarray) -> bool:
+    """Whether every value of ``y`` is 0 or 1."""
+    return bool(np.isin(y, (0, 1)).all())
 
 
 def check_callback(callback: Any) -> Callback | None:

@@ -12,6 +12,7 @@ returns an **uplift score** (higher = target first), plus ``get_params`` / ``set
 :class:`FlippedLabel`      class transformation, Z = 1 for TR and CNR (Lai 2006)
 :class:`TwoModel`          separate classifiers on T and C (Hansotia & Rukstales 2002)
 :class:`DummyTreatment`    one classifier with the treatment flag and interactions (Lo 2002)
+:class:`TransformedOutcome` one regression of y·(t/p − (1−t)/(1−p)) (Athey & Imbens 2016)
 :class:`UpliftRandomForest` divergence-based uplift forest (Rzepakowski & Jaroszewicz
                            2012; Guelman et al. 2015)
 =========================  ===========================================================
@@ -81,10 +82,13 @@ from core.models._base import (
     LightGBMParams,
     check_callback,
     check_uplift_fit,
+    is_binary_outcome,
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
 from core.models.linear_ranker import LinearPairwiseAUC
+from core.models.multiarm import PerArmUplift
 from core.models.pointwise import PointwiseRanker
+from core.evaluation.metrics import transformed_outcome
 from core.models.uplift_forest import UpliftRandomForest
 
 __all__ = [
@@ -96,6 +100,7 @@ __all__ = [
     "LambdaMARTUplift",
     "LinearPairwiseAUC",
     "TrainingCancelled",
+    "TransformedOutcome",
     "TwoModel",
     "UpliftRandomForest",
     "load_model",
@@ -128,6 +133,12 @@ class _LightGBMUplift(LightGBMParams, BaseModel):
     def _binary_params(self) -> tuple[dict, int]:
         params, n_rounds = self._lgb_config()
         params["objective"] = "binary"
+        return params, n_rounds
+
+    def _outcome_params(self, y: np.ndarray) -> tuple[dict, int]:
+        """Binary log-loss for a 0/1 outcome, squared error for a continuous one."""
+        params, n_rounds = self._lgb_config()
+        params["objective"] = "binary" if is_binary_outcome(y) else "regression"
         return params, n_rounds
 
     def _state_to_dict(self) -> dict:
@@ -219,7 +230,9 @@ class TwoModel(_LightGBMUplift):
     __doc__ = f"""Two-model uplift (Hansotia & Rukstales 2002): :math:`p_T(x) - p_C(x)`.
 
     One LightGBM classifier of the response on the treated rows, one on the control rows;
-    the uplift score is the difference of their predicted probabilities.  Both use the same
+    the uplift score is the difference of their predicted probabilities.  A continuous
+    outcome (spend) gets two regressions (squared error) and the difference of their
+    predictions, :math:`\\mu_T(x) - \\mu_C(x)`.  Both use the same
     parameters.  The progress callback sees ``total = 2·n_estimators`` rounds: the treated
     model's first, then the control model's.
 
@@ -241,11 +254,11 @@ class TwoModel(_LightGBMUplift):
     _boosters = _fitted_attrs = ("booster_t_", "booster_c_")
 
     def fit(self, X: Any, y: Any, treatment: Any, *, callback: Any = None) -> TwoModel:
-        """Fit the treated-arm and the control-arm classifiers; returns ``self``."""
+        """Fit the treated-arm and the control-arm models; returns ``self``."""
         self._reset()
-        info, frame, y, t = check_uplift_fit(X, y, treatment)
+        info, frame, y, t = check_uplift_fit(X, y, treatment, continuous=True)
         callback = check_callback(callback)
-        params, n_rounds = self._binary_params()
+        params, n_rounds = self._outcome_params(y)
         boosters = []
         for i, arm in enumerate((1, 0)):
             rows = np.flatnonzero(t == arm)
@@ -262,6 +275,44 @@ class TwoModel(_LightGBMUplift):
         return self.booster_t_.predict(frame) - self.booster_c_.predict(frame)
 
 
+class TransformedOutcome(_LightGBMUplift):
+    __doc__ = f"""Transformed-outcome regression (Athey & Imbens 2016): one model of :math:`Y^*`.
+
+    :math:`Y^* = y\\,(t/p - (1-t)/(1-p))` with :math:`p` the treated share has
+    :math:`E[Y^* \\mid x] = \\tau(x)` in a randomised experiment, so one LightGBM
+    regression (squared error) of :math:`Y^*` on ``x`` estimates the uplift directly, for a
+    binary or a continuous outcome (:func:`core.evaluation.metrics.transformed_outcome`).
+    Unbiased but noisy (the target's variance grows as :math:`p` moves from ½).
+
+    Parameters
+    ----------
+{{_LGB_PARAMS_DOC}}
+
+    References
+    ----------
+    Athey, S. & Imbens, G. (2016). Recursive partitioning for heterogeneous causal effects.
+    *PNAS* 113(27), 7353–7360.
+    """
+
+    def fit(self, X: Any, y: Any, treatment: Any, *,
+            callback: Any = None) -> TransformedOutcome:
+        """Fit the regression of the transformed outcome; returns ``self``."""
+        self._reset()
+        info, frame, y, t = check_uplift_fit(X, y, treatment, continuous=True)
+        callback = check_callback(callback)
+        params, n_rounds = self._lgb_config()
+        params["objective"] = "regression"
+        booster = self._train(params, frame, transformed_outcome(y, t), n_rounds,
+                              callback=callback)
+        self.booster_, self.features_ = booster, info
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Uplift score :math:`\\hat E[Y^* \\mid x]` (in the outcome's units)."""
+        frame = self._features(X)
+        return self.booster_.predict(frame)
+
+
 #: Name of the treatment-flag feature of :class:`DummyTreatment`.
 TREATMENT_FEATURE = "__treatment__"
 
@@ -269,7 +320,8 @@ TREATMENT_FEATURE = "__treatment__"
 class DummyTreatment(_LightGBMUplift):
     __doc__ = f"""Dummy-treatment uplift model (Lo 2002): :math:`f(x, 1) - f(x, 0)`.
 
-    One LightGBM classifier of the response on all rows, with the features ``x``, the
+    One LightGBM classifier of the response (a regression for a continuous outcome) on all
+    rows, with the features ``x``, the
     treatment flag ``t`` (column ``"{TREATMENT_FEATURE}"``) and the interactions
     :math:`t \\cdot x_j` (columns ``"__treatment_x_<name>"``).  The uplift score is the
     predicted probability with ``t = 1`` minus that with ``t = 0``.
@@ -300,11 +352,11 @@ class DummyTreatment(_LightGBMUplift):
     _fitted_attrs = ("booster_", "interaction_columns_")
 
     def fit(self, X: Any, y: Any, treatment: Any, *, callback: Any = None) -> DummyTreatment:
-        """Fit the classifier on ``[x, t, t·x]``; returns ``self``."""
+        """Fit the model on ``[x, t, t·x]``; returns ``self``."""
         self._reset()
-        info, frame, y, t = check_uplift_fit(X, y, treatment)
+        info, frame, y, t = check_uplift_fit(X, y, treatment, continuous=True)
         callback = check_callback(callback)
-        params, n_rounds = self._binary_params()
+        params, n_rounds = self._outcome_params(y)
         numeric = [c for c in info.names if c not in info.categories]
         booster = self._train(params, _with_treatment(frame, t, numeric),
                               y.astype(np.float64), n_rounds, callback=callback)
@@ -343,6 +395,7 @@ MODELS: dict[str, type] = {
     "Flipped label (Lai 2006)": FlippedLabel,
     "Two-model (Hansotia & Rukstales 2002)": TwoModel,
     "Dummy treatment (Lo 2002)": DummyTreatment,
+    "Transformed outcome (Athey & Imbens 2016)": TransformedOutcome,
     "Uplift random forest (Guelman et al. 2015)": UpliftRandomForest,
 }
 
@@ -353,8 +406,10 @@ RANKERS: dict[str, type] = {
     "Pointwise regression (LightGBM)": PointwiseRanker,
 }
 
+#: Every model class by name (the registries plus the multi-treatment wrapper).
 _BY_CLASS_NAME: dict[str, type] = {cls.__name__: cls for cls in (*MODELS.values(),
-                                                                 *RANKERS.values())}
+                                                                 *RANKERS.values(),
+                                                                 PerArmUplift)}
 
 
 def make_model(name: str, **params: Any) -> BaseModel:

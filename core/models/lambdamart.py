@@ -32,7 +32,7 @@ import numpy as np
 
 from core._validation import check_choice, check_group_ids, check_positive_int, check_scores
 from core.evaluation import metrics as evaluation_metrics
-from core.evaluation.metrics import LABEL_SETS, relevance_labels
+from core.evaluation.metrics import UPLIFT_LABELS, relevance_labels, transformed_outcome
 from core.models._base import (
     BaseModel,
     FeatureInfo,
@@ -157,9 +157,12 @@ class LambdaMARTUplift(_LambdaMARTBase):
         linear or ``2^rel − 1`` gain, NDCG, MAP.  (AUC and MAUC are for
         :class:`LambdaMARTRanker`.)
     query : {{"separate", "joint"}}, default="separate"
-    labels : {{"abs1", "abs2", "abs3", "rel"}}, default="abs1"
+    labels : {{"abs1", "abs2", "abs3", "rel", "transformed"}}, default="abs1"
         The defaults are the paper's final comparison (Table 11: separate queries,
-        absolute labels, PCG).
+        absolute labels, PCG).  ``"transformed"``: relevance = the transformed outcome
+        :math:`y\\,(t/p - (1-t)/(1-p))` (:func:`core.evaluation.metrics.transformed_outcome`,
+        negative for control rows with an outcome), the label set for a **continuous
+        outcome** such as spend (the others need 0/1).
     k : int, float or None, default=None
         Cut-off of the pcg/dcg/ndcg families: rows (int ≥ 1) or a fraction of each query
         (float in (0, 1]); None = whole query (the paper's choice, §4.3).
@@ -194,11 +197,16 @@ class LambdaMARTUplift(_LambdaMARTBase):
         self._reset()
         self.__dict__.pop("train_relevance_", None)
         check_choice(self.query, "query", QUERIES)
-        check_choice(self.labels, "labels", LABEL_SETS)
-        info, frame, y, t = check_uplift_fit(X, y, treatment)
+        check_choice(self.labels, "labels", UPLIFT_LABELS)
+        info, frame, y, t = check_uplift_fit(X, y, treatment,
+                                             continuous=self.labels == "transformed")
+        # (the paper's label sets need 0/1: check_uplift_fit says so for a continuous y)
         callback = check_callback(callback)
         params, n_rounds = self._objective_params(UPLIFT_METRICS)
-        relevance = relevance_labels(y, t, labels=self.labels)
+        if self.labels == "transformed":
+            relevance = transformed_outcome(y, t)
+        else:
+            relevance = relevance_labels(y, t, labels=self.labels)
         if self.query == "separate":
             order = np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)]
             sizes = np.array([int(t.sum()), int((t == 0).sum())], dtype=np.int64)
