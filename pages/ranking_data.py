@@ -52,13 +52,22 @@ with common.guard("Reading the ranking data"):
         query = u2.text_input("Query column", "qid", key="rk_qcol", disabled=fmt == "letor")
         relevance = u3.text_input("Relevance column", "relevance", key="rk_rcol",
                                   disabled=fmt == "letor")
+        earlier = view.earlier_uploads()
+        if upload is None and earlier:
+            e1, e2 = st.columns([4, 1], vertical_alignment="bottom")
+            fp = e1.selectbox("Or reopen an earlier upload", list(earlier),
+                              format_func=earlier.get, key="rk_earlier")
+            if e2.button("Reopen", key="rk_reopen"):
+                data = view.stored_upload(fp)
+                view.set_source(RankingSource.make("upload", fingerprint=fp, name=data.name),
+                                data)
         if upload is not None:
             options = (("format", "letor"),) if fmt == "letor" else (
-                ("query", query.strip()), ("relevance", relevance.strip()))
+                ("format", "table"), ("query", query.strip()), ("relevance", relevance.strip()))
             data = view.read_upload(upload.getvalue(), upload.name, options)
             view.set_source(RankingSource.make("upload", fingerprint=data.fingerprint(),
                                                name=upload.name), data)
-        elif current.kind != "upload":
+        elif view.current_source().kind != "upload":
             st.info("Upload a file to use it; the Ranking lab keeps the previous dataset until "
                     "then.")
             st.stop()

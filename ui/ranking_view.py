@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.constants import DASH
-from core.data import letor
+from core.data import DataError, letor, ranking_uploads
 from core.evaluation import (
     RELEVANT_BINS,
     by_relevant_count,
@@ -74,11 +74,15 @@ def current_splits() -> dict:
     source = current_source()
     if source.kind == "upload":
         data = uploaded_data()
-        if data is None:  # a new session: the upload is gone
-            st.session_state.pop(SOURCE_KEY, None)
-            source = current_source()
-        else:
-            return _upload_splits(source, data)
+        if data is None:  # the session lost it: reopen the stored copy
+            try:
+                data = stored_upload(source.args_dict["fingerprint"])
+                st.session_state[UPLOAD_KEY] = data
+            except DataError as exc:
+                st.warning(f"{exc} Showing the default dataset.", icon=":material/warning:")
+                st.session_state.pop(SOURCE_KEY, None)
+                return _benchmark_splits(current_source())
+        return _upload_splits(source, data)
     return _benchmark_splits(source)
 
 
@@ -90,12 +94,25 @@ def _upload_splits(source: RankingSource, data) -> dict:
 
 @st.cache_data(show_spinner="Reading the ranking file…", max_entries=4)
 def read_upload(content: bytes, name: str, options: tuple):
-    """An uploaded LETOR / SVMlight file, or a CSV / Parquet table with ``options``."""
-    opts = dict(options)
-    if opts.get("format") == "letor":
-        return letor.read_letor(content, name=name)
-    opts.pop("format", None)
-    return letor.read_ltr_table(content, name=name, **opts)
+    """An uploaded LETOR / SVMlight file, or a CSV / Parquet table with ``options``; stored
+    on disk (:mod:`core.data.ranking_uploads`) so it can be reopened after a reload."""
+    data = ranking_uploads.read_ranking_upload(content, name=name, options=dict(options))
+    try:
+        ranking_uploads.save_ranking_upload(content, name=name, options=dict(options))
+    except DataError as exc:
+        st.warning(f"{exc} The file is used in this tab only.", icon=":material/warning:")
+    return data
+
+
+@st.cache_data(show_spinner="Reopening the upload…", max_entries=4)
+def stored_upload(fingerprint: str):
+    return ranking_uploads.load_ranking_upload(fingerprint)
+
+
+def earlier_uploads() -> dict[str, str]:
+    """Fingerprint → "name (saved …)" of the stored ranking uploads, newest first."""
+    return {u["fingerprint"]: f"{u['name']} (uploaded {u['saved']})"
+            for u in ranking_uploads.list_ranking_uploads()}
 
 
 def caption() -> None:

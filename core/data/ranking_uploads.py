@@ -1,0 +1,117 @@
+"""Uploaded ranking files (LETOR / SVMlight, CSV, Parquet) kept on disk, so a reload, a new
+tab or a restart can reopen them — the ranking twin of :mod:`core.data.uploads`.
+
+An upload lives in ``<cache>/ranking_uploads/<fingerprint>/`` (``<cache>`` is
+:func:`core.data.datafiles.cache_dir`; the fingerprint is :meth:`LTRData.fingerprint
+<core.data.letor.LTRData.fingerprint>` of the data it gives): ``content.bin`` holds the bytes
+exactly as received, ``upload.json`` the file name, how it was read (``format`` "letor" or
+"table" and the column names), the SHA-256 of the bytes and the time.  Both are written
+atomically, the JSON last.  :func:`load_ranking_upload` re-reads the bytes and refuses a
+folder whose data no longer has its fingerprint.
+
+>>> import tempfile
+>>> root = tempfile.mkdtemp()
+>>> content = b"2 qid:1 1:0.5\\n0 qid:1 1:0.1\\n1 qid:2 1:0.3\\n0 qid:2 1:0.2\\n"
+>>> fp = save_ranking_upload(content, name="mine.txt", options={"format": "letor"}, root=root)
+>>> load_ranking_upload(fp, root=root).n_queries, [u["name"] for u in list_ranking_uploads(root=root)]
+(2, ['mine.txt'])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from core.data.abdata import DataError
+from core.data.datafiles import cache_dir
+from core.data.letor import LTRData, read_letor, read_ltr_table
+from core.data.uploads import _write_atomic
+
+__all__ = ["list_ranking_uploads", "load_ranking_upload", "read_ranking_upload",
+           "save_ranking_upload"]
+
+_CONTENT, _META = "content.bin", "upload.json"
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
+_OPTION_KEYS = ("format", "query", "relevance", "features", "doc_id")
+
+
+def _root(root: str | Path | None) -> Path:
+    return Path(root) if root is not None else cache_dir() / "ranking_uploads"
+
+
+def _check_options(options: Any) -> dict:
+    if not isinstance(options, Mapping) or options.get("format") not in ("letor", "table"):
+        raise ValueError("options must be a dict with format 'letor' or 'table'; got "
+                         f"{options!r}.")
+    unknown = sorted(set(options) - set(_OPTION_KEYS))
+    if unknown:
+        raise ValueError(f"options may only hold {', '.join(_OPTION_KEYS)}; got {unknown}.")
+    return dict(options)
+
+
+def read_ranking_upload(content: bytes, *, name: str, options: Mapping) -> LTRData:
+    """Read uploaded bytes: ``options["format"]`` "letor" (:func:`read_letor`) or "table"
+    (:func:`read_ltr_table` with the remaining options as its keywords)."""
+    opts = _check_options(options)
+    if opts.pop("format") == "letor":
+        return read_letor(content, name=name)
+    return read_ltr_table(content, name=name, **opts)
+
+
+def save_ranking_upload(content: bytes, *, name: str, options: Mapping,
+                        root: str | Path | None = None) -> str:
+    """Read ``content`` (so only a valid file is kept), store it, return its fingerprint."""
+    data = read_ranking_upload(content, name=name, options=options)
+    fp = data.fingerprint()
+    folder = _root(root) / fp
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(folder / _CONTENT, bytes(content))
+        meta = {"name": str(name), "options": _check_options(options),
+                "sha256": hashlib.sha256(content).hexdigest(), "size": len(content),
+                "saved": time.strftime("%Y-%m-%d %H:%M:%S")}
+        _write_atomic(folder / _META, json.dumps(meta).encode("utf-8"))
+    except OSError as exc:
+        raise DataError(f"The upload could not be stored in {str(folder)!r}: {exc}.") from None
+    return fp
+
+
+def list_ranking_uploads(*, root: str | Path | None = None) -> list[dict]:
+    """Stored uploads, newest first: dicts with ``fingerprint``, ``name``, ``saved``."""
+    base = _root(root)
+    out = []
+    for meta_path in base.glob(f"*/{_META}") if base.is_dir() else []:
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if _FINGERPRINT.fullmatch(meta_path.parent.name):
+            out.append({"fingerprint": meta_path.parent.name, "name": meta.get("name", "?"),
+                        "saved": meta.get("saved", "")})
+    return sorted(out, key=lambda u: u["saved"], reverse=True)
+
+
+def load_ranking_upload(fingerprint: str, *, root: str | Path | None = None) -> LTRData:
+    """Re-read a stored upload; :class:`DataError` when it is missing or was altered."""
+    if not isinstance(fingerprint, str) or not _FINGERPRINT.fullmatch(fingerprint):
+        raise DataError(f"{fingerprint!r} is not the fingerprint of a stored ranking upload.")
+    folder = _root(root) / fingerprint
+    try:
+        meta = json.loads((folder / _META).read_text(encoding="utf-8"))
+        content = (folder / _CONTENT).read_bytes()
+    except (OSError, ValueError):
+        raise DataError("That ranking upload is no longer stored; upload the file "
+                        "again.") from None
+    if hashlib.sha256(content).hexdigest() != meta.get("sha256"):
+        raise DataError("The stored copy of that ranking upload is damaged; upload the file "
+                        "again.")
+    data = read_ranking_upload(content, name=meta["name"], options=meta["options"])
+    if data.fingerprint() != fingerprint:
+        raise DataError("The stored ranking upload no longer gives the same data; upload the "
+                        "file again.")
+    return data
