@@ -21,6 +21,7 @@ from core.evaluation import (
     curves,
     metrics,
     per_query,
+    policy,
     significance,
     targeting,
 )
@@ -30,6 +31,7 @@ from core.evaluation.curve_tables import *  # noqa: F403
 from core.evaluation.curves import *  # noqa: F403
 from core.evaluation.metrics import *  # noqa: F403
 from core.evaluation.per_query import *  # noqa: F403
+from core.evaluation.policy import *  # noqa: F403
 from core.evaluation.significance import *  # noqa: F403
 from core.evaluation.targeting import *  # noqa: F403
 
@@ -40,6 +42,7 @@ __all__ = [
     *curves.__all__,
     *metrics.__all__,
     *per_query.__all__,
+    *policy.__all__,
     *significance.__all__,
     *targeting.__all__,
 ]

@@ -1,0 +1,129 @@
+"""Multi-treatment policies (core.evaluation.policy): the multi-armed Qini path against the
+optimum of its linear program (scipy's linprog), the IPW value against the known truth of a
+simulated randomised K-arm experiment, and small cases by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+
+from core.evaluation import (
+    best_arm_policy,
+    ipw_scores,
+    multi_armed_qini,
+    multi_armed_qini_band,
+    policy_value,
+)
+from core.evaluation.policy import _gain_at
+
+
+def _lp_optimum(tau, cost, budget):
+    """max Σ x_ik τ_ik  s.t. Σ_k x_ik ≤ 1, x ≥ 0, (1/n) Σ x_ik c_ik ≤ B (brute force LP)."""
+    n, k = tau.shape
+    a_units = np.kron(np.eye(n), np.ones(k))
+    a_budget = cost.reshape(1, -1) / n
+    res = linprog(-tau.ravel(), A_ub=np.vstack([a_units, a_budget]),
+                  b_ub=np.r_[np.ones(n), budget], bounds=(0, None), method="highs")
+    assert res.status == 0
+    return -res.fun / n
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_path_is_the_lp_optimum_at_every_budget(seed):
+    rng = np.random.default_rng(seed)
+    n, k = rng.integers(5, 30), rng.integers(2, 5)
+    tau = rng.normal(0.1, 0.3, (n, k))
+    cost = rng.uniform(0, 1, (n, k)) if seed % 2 else rng.uniform(0, 1, k)
+    if seed % 3 == 0:
+        cost = np.where(rng.random((n, k)) < 0.2, 0.0, np.broadcast_to(cost, (n, k)))
+    path = multi_armed_qini(tau, cost)
+    c_full = np.broadcast_to(cost, (n, k))
+    end = path["spend"].iloc[-1]
+    budgets = np.r_[np.linspace(0, end, 13), end * 1.5 + 0.1]
+    for b in budgets:
+        assert _gain_at(path, np.array([b]))[0] == pytest.approx(
+            _lp_optimum(tau, c_full, b), abs=1e-9)
+    assert np.all(np.diff(path["spend"]) >= 0) and np.all(np.diff(path["gain"]) >= -1e-12)
+
+
+def test_one_arm_is_the_sorted_ratio_curve():
+    tau = np.array([[0.4], [0.1], [-0.2], [0.3]])
+    cost = np.array([2.0])
+    path = multi_armed_qini(tau, cost)
+    # units by τ/c: 0 (0.2), 3 (0.15), 1 (0.05); unit 2 never (negative)
+    assert path["unit"].tolist() == [-1, 0, 3, 1]
+    np.testing.assert_allclose(path["spend"], [0, 0.5, 1.0, 1.5])
+    np.testing.assert_allclose(path["gain"], [0, 0.1, 0.175, 0.2])
+
+
+def test_reward_scores_the_path_chosen_by_tau():
+    tau = np.array([[0.5, 0.9], [0.2, 0.1]])
+    reward = np.array([[1.0, 3.0], [-1.0, 5.0]])
+    path = multi_armed_qini(tau, [1.0, 2.0], reward=reward)
+    # unit 0: control → arm 1 (slope .5) → arm 2 (slope .4); unit 1: → arm 1 (slope .2)
+    assert list(zip(path["unit"], path["arm"]))[1:] == [(0, 1), (0, 2), (1, 1)]
+    np.testing.assert_allclose(path["gain"], [0, 0.5, 1.5, 1.0])  # (1), (+2), (−1) over n=2
+
+
+def test_free_arms_come_first_and_costs_are_checked():
+    path = multi_armed_qini([[0.3, 0.5], [0.2, 0.0]], [0.0, 1.0])
+    assert path["slope"].iloc[1] == np.inf and path["spend"].iloc[1] == 0
+    with pytest.raises(ValueError, match="cost must be finite and ≥ 0"):
+        multi_armed_qini([[0.1]], [-1.0])
+    with pytest.raises(ValueError, match="cost must have shape"):
+        multi_armed_qini([[0.1, 0.2]], [1.0, 2.0, 3.0])
+
+
+def _experiment(seed, n=4000):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    design = np.array([0.4, 0.3, 0.3])
+    t = rng.choice(3, n, p=design)
+    mu0 = 1 + x
+    tau = np.column_stack([np.maximum(x, 0), np.maximum(-x, 0) * 0.5])
+    y0 = mu0 + rng.normal(0, 1, n)
+    outcomes = np.column_stack([y0, y0 + tau[:, 0], y0 + tau[:, 1]])
+    return x, t, outcomes[np.arange(n), t], outcomes, np.tile(design, (n, 1))
+
+
+def test_ipw_value_covers_the_true_policy_value():
+    inside = 0
+    for seed in range(40):
+        x, t, y, outcomes, prop = _experiment(seed)
+        pi = np.where(x > 0, 1, 2)
+        truth = outcomes[np.arange(len(x)), pi].mean()
+        v, se = policy_value(pi, y, t, prop)
+        inside += abs(v - truth) <= 1.96 * se
+    assert inside >= 33  # ~95 % of 40
+
+
+def test_policy_value_by_hand_and_checks():
+    v, se = policy_value([1, 1, 0, 0], [1, 0, 1, 1], [1, 0, 0, 1], [[0.5, 0.5]] * 4)
+    terms = np.array([1 / 0.5, 0, 1 / 0.5, 0])
+    assert v == pytest.approx(terms.mean()) and se == pytest.approx(terms.std(ddof=1) / 2)
+    with pytest.raises(ValueError, match="sum to 1"):
+        policy_value([0, 1], [1, 0], [0, 1], [[0.5, 0.6], [0.5, 0.5]])
+    with pytest.raises(ValueError, match="arm codes 0…1"):
+        policy_value([0, 2], [1, 0], [0, 1], [[0.5, 0.5], [0.5, 0.5]])
+
+
+def test_ipw_scores_average_to_the_arm_effects():
+    x, t, y, outcomes, prop = _experiment(0, n=60_000)
+    g = ipw_scores(y, t, prop)
+    true = (outcomes[:, 1:] - outcomes[:, [0]]).mean(axis=0)
+    se = g.std(axis=0, ddof=1) / np.sqrt(len(y))
+    assert np.all(np.abs(g.mean(axis=0) - true) < 4 * se)
+
+
+def test_best_arm_and_band():
+    assert best_arm_policy([[0.1, 0.3], [0.05, 0.02], [-0.1, -0.2]], [0.0, 0.1]).tolist() == [
+        2, 1, 0]
+    x, t, y, outcomes, prop = _experiment(1, n=2000)
+    tau_hat = np.column_stack([np.maximum(x, 0), np.maximum(-x, 0) * 0.5])
+    band = multi_armed_qini_band(tau_hat, [0.1, 0.05], ipw_scores(y, t, prop), n_boot=50,
+                                 random_state=0)
+    assert isinstance(band, pd.DataFrame) and len(band) == 50
+    assert (band["low"] <= band["high"]).all()
+    assert ((band["low"] <= band["gain"] + 0.05) & (band["gain"] <= band["high"] + 0.05)).all()
