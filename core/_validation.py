@@ -26,6 +26,7 @@ __all__ = [
     "check_positive_int",
     "check_positive_number",
     "check_scores",
+    "check_outcome",
     "check_uplift_inputs",
     "is_integer",
 ]
@@ -141,6 +142,20 @@ def check_scores(values: Any, name: str = "score", *, n: int | None = None) -> n
     return arr
 
 
+def check_outcome(values: Any, name: str = "y") -> np.ndarray:
+    """A 0/1 outcome as ``int8`` (as :func:`check_binary`), any other finite real outcome
+    (spend, revenue) as ``float64``; NaN, infinity and text are refused."""
+    arr = np.asarray(values)
+    if arr.ndim == 1 and arr.dtype.kind in "iuf" and arr.size and \
+            not ((arr == 0) | (arr == 1)).all():
+        if not np.isfinite(arr).all():
+            bad = int((~np.isfinite(arr)).sum())
+            raise ValueError(f"{name} must be finite (0/1 or a continuous outcome); got {bad} "
+                             "NaN or infinite value(s).")
+        return arr.astype(np.float64)
+    return check_binary(arr, name)
+
+
 def check_uplift_inputs(
     y: Any, t: Any, score: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -148,10 +163,12 @@ def check_uplift_inputs(
 
     Returns
     -------
-    y, t : ndarray of int8, 0/1
+    y : ndarray, int8 for a 0/1 outcome, float64 for a continuous one (SPEC §8: the curves
+        read as sums of ``y``)
+    t : ndarray of int8, 0/1
     score : ndarray of float64, finite
     """
-    y = check_binary(y, "y")
+    y = check_outcome(y, "y")
     t = check_binary(t, "t")
     if y.shape[0] == 0:
         raise ValueError("y must contain at least one row; got an empty array.")

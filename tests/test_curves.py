@@ -243,7 +243,9 @@ def test_undefined_ratio_at_top_of_joint_ranking_is_zero():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(y=[0, 2], t=[0, 1], score=[1, 2]), r"y must hold only 0 and 1; got values \[0, 2\]"),
+        (dict(y=[0, np.nan], t=[0, 1], score=[1, 2]), r"y must be finite \(0/1 or a continuous"),
+        (dict(y=["a", "b"], t=[0, 1], score=[1, 2]), r"y must hold 0/1 values; got dtype"),
+        (dict(y=[0, 1], t=[0, 2], score=[1, 2]), r"t must hold only 0 and 1"),
         (dict(y=[0, 1], t=[0, 1, 1], score=[1, 2]), r"t must have the same length as y \(2\)"),
         (dict(y=[0, 1], t=[0, 1], score=[1, np.nan]), "score must be finite"),
         (dict(y=[0, 1], t=[0, 1], score=[1]), "score must have length 2"),

@@ -78,7 +78,7 @@ from core._validation import (
 )
 from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, ranking_order
-from core.evaluation.curves import DEFINITIONS, UpliftCurves
+from core.evaluation.curves import DEFINITIONS, UpliftCurves, outcome_code
 
 __all__ = ["BAND_KINDS", "BootstrapResult", "band", "bootstrap_auuc", "definition_ranks"]
 
@@ -319,7 +319,7 @@ def bootstrap_auuc(
         raise ValueError(f"progress must be None or a callable (done, total); got {progress!r}.")
     rng = as_generator(random_state)
 
-    code = (t << 1 | y).astype(np.int8)
+    code, y_values = outcome_code(y, t)
     shape = (len(rankers), len(cutoffs))
     estimates = np.full(shape, np.nan)
     replicates = np.full((n_boot,) + shape, np.nan)
@@ -342,19 +342,22 @@ def bootstrap_auuc(
     ranked = []
     for j, name in enumerate(rankers):
         order, code_sorted, neg_sorted, has_ties = _ranked(code, named[name], ties)
-        curves = UpliftCurves.from_sorted(code_sorted, neg_sorted, ties=ties)
+        y_sorted = None if y_values is None else y_values[order]
+        curves = UpliftCurves.from_sorted(code_sorted, neg_sorted, ties=ties,
+                                          y_sorted=y_sorted)
         estimates[j] = [curves.auuc(definition, cutoff=c) for c in cutoffs]
         # Untied scores: a replicate's only ties are copies of one row, where the
         # tie-averaged and the stable accumulation agree — use the cheaper one.
         rep_ties = ties if has_ties else "stable"
-        ranked.append((order, code_sorted, neg_sorted, rep_ties))
+        ranked.append((order, code_sorted, neg_sorted, rep_ties, y_sorted))
 
     empty = 0
     for b, w in enumerate(_stratified_counts(t, n_boot, rng)):
-        for j, (order, code_sorted, neg_sorted, rep_ties) in enumerate(ranked):
+        for j, (order, code_sorted, neg_sorted, rep_ties, y_sorted) in enumerate(ranked):
             ws = w[order]
-            curves = UpliftCurves.from_sorted(np.repeat(code_sorted, ws),
-                                              np.repeat(neg_sorted, ws), ties=rep_ties)
+            curves = UpliftCurves.from_sorted(
+                np.repeat(code_sorted, ws), np.repeat(neg_sorted, ws), ties=rep_ties,
+                y_sorted=None if y_sorted is None else np.repeat(y_sorted, ws))
             if curves.n_responders == 0:  # same resample for every ranker
                 empty += j == 0
                 continue
@@ -432,11 +435,13 @@ def _definition_values(y, t, named: Mapping[str, np.ndarray], definitions: Seque
                        cutoff: float, ties: str) -> np.ndarray:
     """AUUC (definitions × rankers) of validated input; ``nan`` (with a warning) when
     undefined."""
-    code = (t << 1 | y).astype(np.int8)
+    code, y_values = outcome_code(y, t)
     values = np.full((len(definitions), len(named)), np.nan)
     for j, s in enumerate(named.values()):
-        _, code_sorted, neg_sorted, _ = _ranked(code, s, ties)
-        curves = UpliftCurves.from_sorted(code_sorted, neg_sorted, ties=ties)
+        order, code_sorted, neg_sorted, _ = _ranked(code, s, ties)
+        curves = UpliftCurves.from_sorted(
+            code_sorted, neg_sorted, ties=ties,
+            y_sorted=None if y_values is None else y_values[order])
         if curves.degenerate is not None:
             warnings.warn(f"AUUC is undefined because {curves.degenerate}; returning nan.",
                           UndefinedMetricWarning, stacklevel=3)

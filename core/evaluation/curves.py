@@ -81,6 +81,7 @@ __all__ = [
     "auuc_table",
     "perfect_auuc",
     "perfect_curve",
+    "outcome_code",
     "perfect_score",
     "random_auuc",
     "random_curve",
@@ -176,27 +177,34 @@ class UpliftCurves:
         check_choice(ties, "ties", TIES)
         check_positive_int(points, "points")
         order, neg_sorted = ranking_order(score, ties)
-        self._accumulate((t << 1 | y)[order], neg_sorted, ties, int(points))
+        code, y_values = outcome_code(y, t)
+        self._accumulate(code[order], neg_sorted, ties, int(points),
+                         None if y_values is None else y_values[order])
 
     @classmethod
     def from_sorted(cls, code_sorted: np.ndarray, neg_sorted: np.ndarray, *,
-                    ties: str = "average", points: int = SEPARATE_POINTS) -> UpliftCurves:
+                    ties: str = "average", points: int = SEPARATE_POINTS,
+                    y_sorted: np.ndarray | None = None) -> UpliftCurves:
         """Curves of rows that are *already* in ranking order (no validation, no sort).
 
         ``code_sorted`` holds ``2·t + y`` per row in rank order (3 = TR, 2 = TNR, 1 = CR,
         0 = CNR) and ``neg_sorted`` the negated scores (ascending).  Used by the bootstrap,
         whose resamples of a ranked list are still ranked (``np.repeat`` of the order).
+        A continuous outcome comes as ``y_sorted`` (see :func:`outcome_code`).
         """
         self = cls.__new__(cls)
-        self._accumulate(code_sorted, neg_sorted, ties, points)
+        self._accumulate(code_sorted, neg_sorted, ties, points, y_sorted)
         return self
 
-    def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int):
+    def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int,
+                    y_values: np.ndarray | None = None):
+        """``code`` = 2·t + y in rank order; with ``y_values`` (a continuous outcome, in rank
+        order) R^T and R^C are sums of y instead of counts of responders."""
         self.ties = ties
         self.points = points
         self.n = int(code.shape[0])
         t_sorted = code >= 2
-        y_sorted = (code & 1).astype(bool)
+        y_sorted = (code & 1).astype(bool) if y_values is None else y_values
         self.n_t = int(np.count_nonzero(t_sorted))
         self.n_c = self.n - self.n_t
         self.n_responders = int(np.count_nonzero(y_sorted))
@@ -205,7 +213,7 @@ class UpliftCurves:
         runs = tie_runs(neg_sorted, ties)
         self._k = k = np.arange(self.n + 1, dtype=np.float64)
         self._nt = cumulative(t_sorted, runs)
-        self._rt = cumulative(code == 3, runs)
+        self._rt = cumulative(code == 3 if y_values is None else t_sorted * y_values, runs)
         self._nc = k - self._nt
         self._rc = cumulative(y_sorted, runs) - self._rt
         self._sorted = (t_sorted, y_sorted, neg_sorted)  # for the separate rankings, lazily
@@ -221,7 +229,7 @@ class UpliftCurves:
         if self.n_c == 0:
             return "there are no control rows (t == 0)"
         if self.n_responders == 0:
-            return "there are no responders (y is all 0)"
+            return "there are no responders (y is all 0)"  # or no outcome at all
         return None
 
     def _warn_if_degenerate(self, what: str) -> bool:
@@ -460,6 +468,15 @@ def auuc_above_random(
     return value - curves.random_auuc(definition, cutoff=cutoff)
 
 
+def outcome_code(y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Row codes for the kernel: ``2·t + y`` (int8) for a validated 0/1 ``y`` and no values;
+    for a continuous ``y`` (float64 from :func:`~core._validation.check_uplift_inputs`)
+    ``2·t`` and the outcome values, which the curves then sum."""
+    if y.dtype == np.int8:
+        return (t << 1 | y).astype(np.int8), None
+    return (t << 1).astype(np.int8), y
+
+
 def perfect_score(y, t) -> np.ndarray:
     """Oracle score of SPEC §2: TR rows first, then the zero-effect rows, CR rows last.
 
@@ -467,9 +484,12 @@ def perfect_score(y, t) -> np.ndarray:
     ``ties="stable"``) — for the separate and ``uplift_joint_rel`` definitions every order
     inside the groups gives the same, pointwise maximal, curve.  For the two joint absolute
     definitions the ratio :math:`N^T/N^C` means this order is the conventional "perfect"
-    reference, not a proven maximum.
+    reference, not a proven maximum.  A continuous outcome: score = y for treated rows and
+    −y for control rows (the same order as above for 0/1 y), the analogous reference.
     """
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
+    if y.dtype != np.int8:  # continuous: treated rows by outcome descending, control rows
+        return np.where(t == 1, y, -y)  # by outcome ascending (largest outcomes last)
     return np.where(y == 1, np.where(t == 1, 2.0, 0.0), 1.0)
 
 

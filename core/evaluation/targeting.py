@@ -69,7 +69,7 @@ from core.evaluation._kernel import (
     tie_runs,
 )
 from core.evaluation.curve_tables import thin
-from core.evaluation.curves import UpliftCurves
+from core.evaluation.curves import UpliftCurves, outcome_code
 
 __all__ = [
     "PROFIT_COLUMNS",
@@ -115,10 +115,13 @@ def _profit_frame(y, t, score, cost, value_per_response, value, ties, max_points
     """Profit table of validated inputs (see :func:`profit_curve`)."""
     n = y.shape[0]
     order, neg_sorted = ranking_order(score, ties)
-    code = (t << 1 | y).astype(np.int8)[order]
+    code, y_values = outcome_code(y, t)
     k = np.arange(n + 1, dtype=np.float64)
-    # Incremental responses: the uplift_joint_abs curve (warns / nan when undefined).
-    _, responses = UpliftCurves.from_sorted(code, neg_sorted, ties=ties).curve("uplift_joint_abs")
+    # Incremental responses (a continuous y: incremental outcome): the uplift_joint_abs
+    # curve (warns / nan when undefined).
+    _, responses = UpliftCurves.from_sorted(
+        code[order], neg_sorted, ties=ties,
+        y_sorted=None if y_values is None else y_values[order]).curve("uplift_joint_abs")
     if value is None:
         inc_value = responses * value_per_response
     else:
