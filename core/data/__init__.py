@@ -17,6 +17,7 @@ from core.data import (
     datasets,
     hygiene,
     letor,
+    multiarm,
     ranking_uploads,
     selection,
     splits,
@@ -30,6 +31,7 @@ from core.data.datafiles import *  # noqa: F403
 from core.data.datasets import *  # noqa: F403
 from core.data.hygiene import *  # noqa: F403
 from core.data.letor import *  # noqa: F403
+from core.data.multiarm import *  # noqa: F403
 from core.data.ranking_uploads import *  # noqa: F403
 from core.data.selection import *  # noqa: F403
 from core.data.splits import *  # noqa: F403
@@ -44,6 +46,7 @@ __all__ = [
     *datasets.__all__,
     *hygiene.__all__,
     *letor.__all__,
+    *multiarm.__all__,
     *ranking_uploads.__all__,
     *selection.__all__,
     *splits.__all__,

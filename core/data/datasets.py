@@ -40,6 +40,7 @@ from core.data.datafiles import (
     REGISTRY,
     fetch_data_file,
 )
+from core.data.multiarm import MultiArmData
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
 __all__ = ["DATASETS", "DatasetSpec", "load_criteo_head", "load_dataset", "load_hillstrom",
@@ -120,16 +121,21 @@ _HILLSTROM_ARMS = {"womens": ["Womens E-Mail"], "mens": ["Mens E-Mail"],
 
 
 def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
-                   data_dir: str | Path | None = None, allow_download: bool = True) -> ABData:
+                   data_dir: str | Path | None = None,
+                   allow_download: bool = True) -> ABData | MultiArmData:
     """Hillstrom's MineThatData e-mail test (64,000 customers, three arms).
 
     Parameters
     ----------
-    arm : {"womens", "mens", "any"}
+    arm : {"womens", "mens", "any", "all"}
         Treatment: the "Womens E-Mail" arm, the "Mens E-Mail" arm, or either e-mail; control
         is always "No E-Mail"; rows of the other arm are dropped.  ``womens`` with ``visit``
-        is the paper's setting (42,693 rows: 21,387 treated, 21,306 control).
-    outcome : {"visit", "conversion", "spend>0"}
+        is the paper's setting (42,693 rows: 21,387 treated, 21,306 control).  ``"all"``
+        keeps the three arms as a :class:`~core.data.multiarm.MultiArmData`: all 64,000
+        rows, ``t`` = 0 (No E-Mail), 1 (Womens E-Mail), 2 (Mens E-Mail), designed shares 1/3.
+    outcome : {"visit", "conversion", "spend>0", "spend"}
+        ``"spend"`` (dollars, continuous) only with ``arm="all"``; the two-arm data hold
+        0/1 outcomes (spend is in ``extra["spend"]``).
     data_dir : path, optional
         Look only there (then in the download cache); default: the candidate directories.
     allow_download : bool, default True
@@ -144,10 +150,15 @@ def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
     ----------
     Hillstrom, K. (2008). The MineThatData E-Mail Analytics And Data Mining Challenge.
     """
-    check_choice(arm, "arm", _HILLSTROM_ARMS)
-    check_choice(outcome, "outcome", ("visit", "conversion", "spend>0"))
+    check_choice(arm, "arm", (*_HILLSTROM_ARMS, "all"))
+    check_choice(outcome, "outcome", ("visit", "conversion", "spend>0", "spend"))
+    if outcome == "spend" and arm != "all":
+        raise ValueError("outcome='spend' (continuous) needs arm='all'; the two-arm data "
+                         "hold 0/1 outcomes (use 'spend>0', or extra['spend']).")
     path = fetch_data_file("hillstrom", allow_download=allow_download, data_dir=data_dir)
     frame, warnings = _frame(path)
+    if arm == "all":
+        return _hillstrom_all_arms(frame, outcome, warnings)
     if outcome == "spend>0":
         frame["spend>0"] = (frame["spend"] > 0).astype(np.int64)
     data, rows = frame_to_abdata(
@@ -160,6 +171,31 @@ def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
     data.description = (f"{entry['citation']} Treatment: {' or '.join(_HILLSTROM_ARMS[arm])}; "
                         f"control: No E-Mail; outcome: {outcome}. {entry['licence']}")
     return data
+
+
+HILLSTROM_ALL_ARMS = ["No E-Mail", "Womens E-Mail", "Mens E-Mail"]
+
+
+def _hillstrom_all_arms(frame: pd.DataFrame, outcome: str, warnings: list[str]) -> MultiArmData:
+    """The three arms of Hillstrom as one A/B/n experiment (features as in the two-arm data)."""
+    y_col = "spend" if outcome == "spend" else outcome
+    if outcome == "spend>0":
+        frame["spend>0"] = (frame["spend"] > 0).astype(np.int64)
+    both = frame_to_abdata(
+        frame, treatment="segment", outcome=y_col if outcome != "spend" else "visit",
+        features=HILLSTROM_FEATURES, treatment_value=HILLSTROM_ALL_ARMS[1:],
+        control_value="No E-Mail", warnings=warnings, name="Hillstrom", return_rows=True)
+    data, rows = both
+    segment = frame["segment"].to_numpy()[rows]
+    t = np.select([segment == arm for arm in HILLSTROM_ALL_ARMS], [0, 1, 2], default=-1)
+    y = frame[y_col].to_numpy(dtype=np.float64 if outcome == "spend" else np.int64)[rows]
+    entry = REGISTRY["hillstrom"]
+    return MultiArmData(
+        X=data.X, y=y, t=t, arms=list(HILLSTROM_ALL_ARMS), design=np.full(3, 1 / 3),
+        name=f"Hillstrom — three arms (No / Womens / Mens E-Mail), {outcome}",
+        description=f"{entry['citation']} All three arms; outcome: {outcome}. "
+                    f"{entry['licence']}",
+        extra={"spend": frame["spend"].to_numpy(dtype=np.float64)[rows]})
 
 
 def load_information(split: str = "train", *, data_dir: str | Path | None = None,

@@ -1,0 +1,205 @@
+r"""A/B/n experiments: one control arm and K ≥ 1 treatment arms, binary or continuous outcome.
+
+:class:`MultiArmData` keeps every arm (``t`` = integer codes, 0 = control) and the designed
+randomisation shares, from which the propensities of a policy evaluation come
+(:func:`core.evaluation.policy_value`).  :meth:`MultiArmData.pair` gives one arm against
+control as the two-arm arrays every curve and model already takes.
+
+>>> import numpy as np, pandas as pd
+>>> d = MultiArmData(X=pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]}), y=np.array([0, 1, 1, 0]),
+...                  t=np.array([0, 1, 2, 0]), arms=["none", "A", "B"])
+>>> d.n_arms, d.outcome_kind, d.propensity()[0].tolist()
+(2, 'binary', [0.3333333333333333, 0.3333333333333333, 0.3333333333333333])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core._validation import check_outcome
+from core.data.abdata import DataError
+
+__all__ = ["MultiArmData", "detect_outcome_kind", "make_multiarm_world"]
+
+
+def detect_outcome_kind(y: Any) -> str:
+    """``"binary"`` when every value is 0 or 1, else ``"continuous"``."""
+    return "binary" if np.isin(np.asarray(y), (0, 1)).all() else "continuous"
+
+
+@dataclass(eq=False)
+class MultiArmData:
+    """A randomised experiment with a control arm and K treatment arms.
+
+    Parameters
+    ----------
+    X : DataFrame
+    y : array of shape (n,)
+        Outcome: 0/1 or any finite real (spend).
+    t : array of int, shape (n,)
+        Arm codes 0…K, 0 = control.
+    arms : list of str
+        Arm names, control first (``arms[t[i]]`` is row i's arm).
+    design : array of shape (K+1,), optional
+        Designed randomisation shares (default equal); they sum to 1.
+    name, description : str
+    tau : array of shape (n, K), optional
+        True effect of each treatment arm vs control (synthetic data).
+    cost : array of shape (K,), optional
+        Cost of each treatment arm (≥ 0).
+    extra : dict of str to array
+        Side columns aligned with the rows.
+    """
+
+    X: pd.DataFrame
+    y: np.ndarray
+    t: np.ndarray
+    arms: list[str]
+    design: np.ndarray | None = None
+    name: str = "A/B/n data"
+    description: str = ""
+    tau: np.ndarray | None = None
+    cost: np.ndarray | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.X)
+        self.X = self.X.reset_index(drop=True)
+        try:
+            self.y = check_outcome(self.y, "y")
+        except ValueError as exc:
+            raise DataError(f"The outcome column cannot be used: {exc}") from None
+        t = np.asarray(self.t)
+        if t.shape != (n,) or t.dtype.kind not in "iub":
+            raise DataError(f"t must hold one integer arm code per row ({n}); got dtype "
+                            f"{t.dtype} with shape {t.shape}.")
+        self.t = t.astype(np.int64)
+        self.arms = [str(a) for a in self.arms]
+        k1 = len(self.arms)
+        if k1 < 2:
+            raise DataError(f"An experiment needs a control arm and at least one treatment "
+                            f"arm; got arms {self.arms}.")
+        if self.y.shape[0] != n:
+            raise DataError(f"y must have one value per row ({n}); got {self.y.shape[0]}.")
+        if self.t.min() < 0 or self.t.max() >= k1:
+            raise DataError(f"t must hold arm codes 0…{k1 - 1} for the arms {self.arms}.")
+        counts = np.bincount(self.t, minlength=k1)
+        empty = [self.arms[k] for k in range(k1) if counts[k] == 0]
+        if empty:
+            raise DataError(f"Every arm needs rows; arm(s) {empty} have none.")
+        design = np.full(k1, 1.0 / k1) if self.design is None else np.asarray(
+            self.design, dtype=np.float64)
+        if design.shape != (k1,) or (design <= 0).any() or abs(design.sum() - 1) > 1e-6:
+            raise DataError(f"design must give each of the {k1} arms a share > 0, summing to "
+                            f"1; got {self.design!r}.")
+        self.design = design
+        if self.cost is not None:
+            cost = np.asarray(self.cost, dtype=np.float64)
+            if cost.shape != (k1 - 1,) or not np.isfinite(cost).all() or (cost < 0).any():
+                raise DataError(f"cost must be one finite number ≥ 0 per treatment arm "
+                                f"({k1 - 1}); got {self.cost!r}.")
+            self.cost = cost
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def n_arms(self) -> int:
+        """K, the number of treatment arms."""
+        return len(self.arms) - 1
+
+    @property
+    def outcome_kind(self) -> str:
+        return detect_outcome_kind(self.y)
+
+    def propensity(self) -> np.ndarray:
+        """(n, K+1): the designed share of every arm, for every row."""
+        return np.tile(self.design, (self.n, 1))
+
+    def pair(self, k: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+        """Arm ``k`` (1…K) against control: ``(X, y, t)`` of their rows, ``t`` 0/1."""
+        if not 1 <= int(k) <= self.n_arms:
+            raise ValueError(f"k must be a treatment arm 1…{self.n_arms}; got {k!r}.")
+        rows = np.flatnonzero((self.t == k) | (self.t == 0))
+        return (self.X.iloc[rows].reset_index(drop=True), self.y[rows],
+                (self.t[rows] == k).astype(np.int8))
+
+    def subset(self, rows: Any) -> MultiArmData:
+        """The rows ``rows`` (indices), same arms and design."""
+        rows = np.asarray(rows)
+        return MultiArmData(
+            X=self.X.iloc[rows], y=self.y[rows], t=self.t[rows], arms=self.arms,
+            design=self.design, name=self.name, description=self.description,
+            tau=None if self.tau is None else self.tau[rows], cost=self.cost,
+            extra={k: v[rows] for k, v in self.extra.items()})
+
+    def srm(self) -> dict:
+        """χ² test of the arm counts against the designed shares (sample ratio mismatch)."""
+        from scipy import stats
+
+        counts = np.bincount(self.t, minlength=len(self.arms))
+        res = stats.chisquare(counts, self.design * self.n)
+        return {"counts": counts, "expected": self.design * self.n,
+                "statistic": float(res.statistic), "p_value": float(res.pvalue)}
+
+    def arm_table(self) -> pd.DataFrame:
+        """Per arm: rows, share (observed and designed), mean outcome, difference vs control."""
+        counts = np.bincount(self.t, minlength=len(self.arms))
+        means = np.array([self.y[self.t == k].mean() for k in range(len(self.arms))])
+        return pd.DataFrame({"rows": counts, "share": counts / self.n,
+                             "designed share": self.design, "mean outcome": means,
+                             "vs control": means - means[0]},
+                            index=pd.Index(self.arms, name="arm"))
+
+
+def make_multiarm_world(n: int = 20_000, *, n_arms: int = 2, costs: Any = None,
+                        design: Any = None, outcome: str = "binary",
+                        random_state: Any = None) -> MultiArmData:
+    r"""A seeded A/B/n world with a known effect :math:`\tau_k(x)` of every arm.
+
+    Five standard-normal features.  Control response :math:`p_0(x) = \sigma(-1.5 + 0.5x_2)`;
+    arm k's effect :math:`\tau_k(x) = a_k\,\sigma(3\,(x_1\cos\theta_k + x_3\sin\theta_k))`
+    with :math:`\theta_k = 2\pi (k-1)/K` and :math:`a_k = 0.05 + 0.03(k-1)`, so different arms
+    are best in different regions of x (a best-arm rule beats every single arm).  Binary:
+    :math:`y \sim \text{Bernoulli}(p_0 + \tau_{t})`.  Continuous (``outcome="spend"``): a
+    purchase with that probability times a Gamma(2, 30) amount (mean 60), so
+    :math:`\tau^{spend}_k = 60\,\tau_k`.  Default costs per arm: ``0.01·k`` (binary) or
+    ``0.5·k`` (spend); default design: equal shares.
+    """
+    from core._validation import as_generator, check_choice, check_positive_int
+
+    n = check_positive_int(n, "n")
+    n_arms = check_positive_int(n_arms, "n_arms")
+    check_choice(outcome, "outcome", ("binary", "spend"))
+    rng = as_generator(random_state)
+    X = rng.normal(size=(n, 5))
+    k = np.arange(1, n_arms + 1)
+    theta = 2 * np.pi * (k - 1) / n_arms
+    amp = 0.05 + 0.03 * (k - 1)
+    tau = amp / (1 + np.exp(-3 * (np.outer(X[:, 0], np.cos(theta))
+                                  + np.outer(X[:, 2], np.sin(theta)))))
+    p0 = 1 / (1 + np.exp(1.5 - 0.5 * X[:, 1]))
+    design = np.full(n_arms + 1, 1 / (n_arms + 1)) if design is None else np.asarray(design)
+    t = rng.choice(n_arms + 1, size=n, p=design)
+    p = p0 + np.where(t > 0, tau[np.arange(n), np.maximum(t - 1, 0)], 0.0)
+    buy = rng.random(n) < p
+    if outcome == "binary":
+        y = buy.astype(np.int64)
+        true = tau
+        default_cost = 0.01 * k
+    else:
+        y = np.where(buy, rng.gamma(2.0, 30.0, n), 0.0)
+        true = 60.0 * tau
+        default_cost = 0.5 * k
+    arms = ["control", *(f"arm {j}" for j in k)]
+    return MultiArmData(
+        X=pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 6)]), y=y, t=t, arms=arms,
+        design=design, tau=true, cost=default_cost if costs is None else costs,
+        name=f"Multi-arm world ({n_arms} arms, {outcome}, seed {random_state})",
+        description="Synthetic A/B/n experiment with a known effect per arm "
+                    "(core.data.multiarm.make_multiarm_world).")
