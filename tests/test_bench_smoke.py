@@ -110,3 +110,14 @@ def test_letor_runs(letor, shared_data):
     assert "### Paired per-query tests on MAUC" in text and "on MAUC (" in text
     split = letor.load_fold(1, shared_data, max_queries=5)["test"]
     assert split.n_queries == 5 and split.n_features == 46
+
+
+def test_multiarm_bench_reports_both_outcomes(shared_data):
+    from bench import multiarm
+
+    text = multiarm.main(["--quick", "--max-rows", "3000", "--data-dir", str(shared_data)])
+    assert "### visit: per-arm AUUC" in text and "### spend: per-arm AUUC" in text
+    for label in ("LambdaMART-PCG per arm", "Two-model per arm (regression)",
+                  "everyone Mens E-Mail", "random arm"):
+        assert label in text
+    assert "nan" not in text
