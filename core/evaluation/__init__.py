@@ -16,6 +16,7 @@ rate(T) − rate(C); here 2/2 − 1/2:
 
 from core.evaluation import (
     across_splits,
+    calibration,
     compare,
     curve_tables,
     curves,
@@ -26,6 +27,7 @@ from core.evaluation import (
     targeting,
 )
 from core.evaluation.across_splits import *  # noqa: F403
+from core.evaluation.calibration import *  # noqa: F403
 from core.evaluation.compare import *  # noqa: F403 - each module's __all__ is its API
 from core.evaluation.curve_tables import *  # noqa: F403
 from core.evaluation.curves import *  # noqa: F403
@@ -37,6 +39,7 @@ from core.evaluation.targeting import *  # noqa: F403
 
 __all__ = [
     *across_splits.__all__,
+    *calibration.__all__,
     *compare.__all__,
     *curve_tables.__all__,
     *curves.__all__,
