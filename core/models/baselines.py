@@ -86,7 +86,6 @@ from core.models._base import (
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
 from core.models.linear_ranker import LinearPairwiseAUC
-from core.models.multiarm import PerArmUplift
 from core.models.pointwise import PointwiseRanker
 from core.evaluation.metrics import transformed_outcome
 from core.models.uplift_forest import UpliftRandomForest
@@ -106,6 +105,7 @@ __all__ = [
     "load_model",
     "make_model",
     "model_from_dict",
+    "register_model_class",
 ]
 
 
@@ -406,10 +406,16 @@ RANKERS: dict[str, type] = {
     "Pointwise regression (LightGBM)": PointwiseRanker,
 }
 
-#: Every model class by name (the registries plus the multi-treatment wrapper).
+#: Every model class by name: the registries, plus wrappers that register themselves
+#: (:func:`register_model_class`, e.g. :class:`core.models.multiarm.PerArmUplift`).
 _BY_CLASS_NAME: dict[str, type] = {cls.__name__: cls for cls in (*MODELS.values(),
-                                                                 *RANKERS.values(),
-                                                                 PerArmUplift)}
+                                                                 *RANKERS.values())}
+
+
+def register_model_class(cls: type) -> type:
+    """Make ``cls`` buildable by name and loadable by :func:`load_model`; returns ``cls``."""
+    _BY_CLASS_NAME[cls.__name__] = cls
+    return cls
 
 
 def make_model(name: str, **params: Any) -> BaseModel:

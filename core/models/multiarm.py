@@ -27,10 +27,12 @@ from typing import Any
 import numpy as np
 
 from core.models._base import BaseModel, FeatureInfo, check_callback
+from core.models.baselines import make_model, model_from_dict, register_model_class
 
 __all__ = ["PerArmUplift"]
 
 
+@register_model_class
 class PerArmUplift(BaseModel):
     """One uplift model per treatment arm vs control; ``predict`` gives (n, K) uplifts.
 
@@ -70,8 +72,6 @@ class PerArmUplift(BaseModel):
 
     def fit(self, X: Any, y: Any, treatment: Any, *, callback: Any = None) -> PerArmUplift:
         """Fit arm k's model on the rows with treatment k or 0, for k = 1…K."""
-        from core.models.baselines import make_model
-
         self._reset()
         info, frame = FeatureInfo.fit(X)
         t = np.asarray(treatment)
@@ -120,8 +120,6 @@ class PerArmUplift(BaseModel):
         return {"models": [m.model_to_dict() for m in self.models_]}
 
     def _state_from_dict(self, state: Mapping) -> None:
-        from core.models.baselines import model_from_dict
-
         self.models_ = [model_from_dict(d) for d in state["models"]]
         self.n_arms_ = len(self.models_)
 
