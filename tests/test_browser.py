@@ -241,3 +241,25 @@ def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url,
         page.get_by_text("0.588").first.wait_for()
         _assert_clean(page, "P-nDCG explorer")
         browser.close()
+
+
+def test_several_arms_on_hillstrom_reaches_policies_qini_and_calibration(app_url, tmp_path,
+                                                                         shared_data):
+    """Hillstrom's three arms: train per-arm models, read the policy table, the multi-armed
+    Qini curve and the calibration slope, with no error on the page."""
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.get_by_role("link", name="Several arms", exact=True).click()
+        page.get_by_text("Arm split vs the design").wait_for()
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Policies: value per customer").wait_for(timeout=180_000)
+        page.get_by_text("Multi-armed Qini curve").first.wait_for()
+        page.get_by_text("Calibration slope").wait_for()
+        _assert_clean(page, "Several arms page")
+        page.screenshot(path=str(tmp_path / "several_arms.png"), full_page=True)
+        browser.close()
