@@ -63,7 +63,13 @@ def test_lambdamart_learns_from_the_transformed_outcome():
     X, y, t, tau = _spend()
     m = LambdaMARTUplift("pcg", labels="transformed", **KW).fit(X, y, t)
     p = t.mean()
-    np.testing.assert_allclose(m.train_relevance_, y * np.where(t == 1, 1 / p, -1 / (1 - p)))
+    y_star = y * np.where(t == 1, 1 / p, -1 / (1 - p))
+    rel = m.train_relevance_
+    # quantised: 0 stays 0, at most 7 levels per sign, each level the mean of its rows
+    assert np.array_equal(rel == 0, y_star == 0) and np.unique(rel).size <= 15
+    for level in np.unique(rel[rel != 0]):
+        assert y_star[rel == level].mean() == pytest.approx(level)
+    assert np.all(np.sign(rel) == np.sign(y_star))
     assert np.corrcoef(m.predict(X), tau)[0, 1] > 0.5
     with pytest.raises(ValueError, match="needs a 0/1 outcome.*labels='transformed'"):
         LambdaMARTUplift("pcg", labels="abs1", **KW).fit(X, y, t)

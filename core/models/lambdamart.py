@@ -162,7 +162,8 @@ class LambdaMARTUplift(_LambdaMARTBase):
         absolute labels, PCG).  ``"transformed"``: relevance = the transformed outcome
         :math:`y\\,(t/p - (1-t)/(1-p))` (:func:`core.evaluation.metrics.transformed_outcome`,
         negative for control rows with an outcome), the label set for a **continuous
-        outcome** such as spend (the others need 0/1).
+        outcome** such as spend (the others need 0/1); quantised to at most 15 values
+        (:func:`quantised_relevance`) so that the binned λ engine stays fast.
     k : int, float or None, default=None
         Cut-off of the pcg/dcg/ndcg families: rows (int ≥ 1) or a fraction of each query
         (float in (0, 1]); None = whole query (the paper's choice, §4.3).
@@ -204,7 +205,7 @@ class LambdaMARTUplift(_LambdaMARTBase):
         callback = check_callback(callback)
         params, n_rounds = self._objective_params(UPLIFT_METRICS)
         if self.labels == "transformed":
-            relevance = transformed_outcome(y, t)
+            relevance = quantised_relevance(transformed_outcome(y, t))
         else:
             relevance = relevance_labels(y, t, labels=self.labels)
         if self.query == "separate":
@@ -353,6 +354,33 @@ def validation_set(info: FeatureInfo, eval_set: Any,
 
     return ValidationSet(frame.iloc[order].reset_index(drop=True), rel, sizes, feval,
                          stopping_rounds)
+
+
+#: Distinct non-zero levels per sign that :func:`quantised_relevance` keeps.
+TRANSFORMED_LEVELS = 7
+
+
+def quantised_relevance(values: np.ndarray, levels: int = TRANSFORMED_LEVELS) -> np.ndarray:
+    """A continuous relevance on at most ``2·levels + 1`` values, for the λ engine.
+
+    The binned λ engine needs few relevance classes (its cost grows with their number; the
+    exact engine is O(n²) per query), so a continuous label such as the transformed spend
+    is quantised: 0 stays 0, the positive values are cut at their quantiles into ``levels``
+    equal-count bins and each replaced by its bin's mean, and the same for the negative
+    values.  Bin means keep each bin's total, so the query's total relevance is unchanged.
+
+    >>> quantised_relevance(np.array([0.0, 1.0, 2.0, 3.0, 10.0, -4.0]), levels=2).tolist()
+    [0.0, 1.5, 1.5, 6.5, 6.5, -4.0]
+    """
+    out = values.astype(np.float64).copy()
+    for sign in (1.0, -1.0):
+        idx = np.flatnonzero(sign * values > 0)
+        if idx.size == 0:
+            continue
+        order = idx[np.argsort(values[idx], kind="stable")]
+        for part in np.array_split(order, min(levels, order.size)):
+            out[part] = values[part].mean()
+    return out
 
 
 def ranking_queries(group: Any, n: int) -> tuple[np.ndarray, np.ndarray]:

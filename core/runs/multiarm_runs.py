@@ -36,6 +36,8 @@ MULTIARM_MODELS = {
     "Transformed outcome per arm": ("TransformedOutcome", {}),
     "Flipped label per arm (0/1 only)": ("FlippedLabel", {}),
     "LambdaMART-PCG per arm (0/1 only)": ("LambdaMARTUplift", {"metric": "pcg"}),
+    "LambdaMART-PCG, transformed-outcome labels, per arm": (
+        "LambdaMARTUplift", {"metric": "pcg", "labels": "transformed"}),
 }
 
 
