@@ -670,7 +670,8 @@ def test_uplift_world_is_a_randomised_test_with_known_effect():
 
 
 def test_dataset_registry_and_dispatcher():
-    assert list(DATASETS) == ["world", "hillstrom", "information", "paper_simulation"]
+    assert list(DATASETS) == ["world", "hillstrom", "hillstrom_arms", "multiarm_world",
+                             "information", "paper_simulation"]
     for spec in DATASETS.values():
         assert spec.label and callable(spec.loader)
     a, b = load_dataset("world", n=1_000), load_dataset("world", n=1_000)

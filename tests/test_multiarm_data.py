@@ -80,3 +80,131 @@ def test_bad_experiments_are_refused():
     with pytest.raises(DataError, match="summing to 1"):
         MultiArmData(X=X, y=np.array([0, 1, 0, 1]), t=np.array([0, 1, 0, 1]),
                      arms=["c", "a"], design=[0.5, 0.6])
+
+
+# --------------------------------------------------------------------------- A/B/n in the app
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+def test_upload_keeping_all_arms_equals_the_loader(shared_data):
+    from core.data import read_ab_csv
+
+    raw = (shared_data / "hillstrom.csv").read_bytes()
+    for outcome in ("visit", "spend"):
+        data = read_ab_csv(raw, treatment="segment", outcome=outcome, all_arms=True,
+                           control_value="No E-Mail",
+                           features=["recency", "history_segment", "history", "mens",
+                                     "womens", "zip_code", "newbie", "channel"])
+        ref = load_hillstrom(arm="all", outcome=outcome)
+        multi = data.multiarm
+        assert multi.arms == ref.arms and multi.outcome_kind == ref.outcome_kind
+        np.testing.assert_array_equal(multi.t, ref.t)
+        np.testing.assert_allclose(multi.y, ref.y)
+        np.testing.assert_array_equal(data.t, ref.t > 0)  # the two-arm view: any e-mail
+        np.testing.assert_array_equal(data.y, ref.y > 0)
+    assert "continuous" in " ".join(data.warnings)  # spend: the view says it uses spend > 0
+
+
+def test_the_control_arm_is_found_or_asked_for():
+    from core.data.abmapping import frame_to_multiarm
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "y": rng.integers(0, 2, 300),
+                          "arm": rng.choice(["control", "offer A", "offer B"], 300)})
+    d = frame_to_multiarm(frame, treatment="arm", outcome="y")
+    assert d.arms[0] == "control" and sorted(d.arms[1:]) == ["offer A", "offer B"]
+    for k, arm in enumerate(d.arms):
+        assert (d.t == k).sum() == (frame["arm"] == arm).sum()
+    frame["arm"] = frame["arm"].map({"control": "a", "offer A": "b", "offer B": "c"})
+    with pytest.raises(DataError, match="say which one is the control arm"):
+        frame_to_multiarm(frame, treatment="arm", outcome="y")
+    assert frame_to_multiarm(frame, treatment="arm", outcome="y", control_value="c").arms[0] == "c"
+
+
+def test_bad_uploads_with_all_arms_give_clear_messages():
+    from core.data import read_ab_csv
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.normal(size=200), "spend": rng.gamma(2, 3, 200).round(2),
+                          "arm": rng.choice(["none", "A", "B"], 200)})
+    text = frame.astype({"spend": object})
+    text.loc[17, "spend"] = "n/a!"
+    with pytest.raises(DataError, match=r"'spend' should hold numbers .* data row 18 holds 'n/a!'"):
+        read_ab_csv(_csv(text), treatment="arm", outcome="spend", all_arms=True,
+                    control_value="none")
+    lonely = frame.copy()
+    lonely.loc[0, "arm"] = "C"  # an arm with one row
+    with pytest.raises(DataError, match="Arm 'C' of column 'arm' has 1 row"):
+        read_ab_csv(_csv(lonely), treatment="arm", outcome="spend", all_arms=True,
+                    control_value="none")
+    with pytest.raises(DataError, match="not a binary outcome"):  # override to binary
+        read_ab_csv(_csv(frame), treatment="arm", outcome="spend", all_arms=True,
+                    control_value="none", outcome_kind="binary")
+    with pytest.raises(DataError, match="holds one value only"):
+        read_ab_csv(_csv(frame.assign(spend=5.0)), treatment="arm", outcome="spend",
+                    all_arms=True, control_value="none")
+    with pytest.raises(DataError, match="name only the control arm"):
+        read_ab_csv(_csv(frame), treatment="arm", outcome="spend", all_arms=True,
+                    treatment_value="A")
+
+
+def test_a_two_arm_revenue_test_is_read_as_continuous():
+    from core.data import read_ab_csv
+    from core.data.abmapping import guess_outcome_kind
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"x": rng.normal(size=400), "t": rng.integers(0, 2, 400)})
+    frame["revenue"] = np.where(rng.random(400) < 0.3, rng.gamma(2, 10, 400), 0.0)
+    assert guess_outcome_kind(frame["revenue"]) == "continuous"
+    assert guess_outcome_kind(frame["t"]) == "binary"
+    data = read_ab_csv(_csv(frame), treatment="t", outcome="revenue",
+                       outcome_kind="continuous")
+    assert data.multiarm.arms == ["0", "1"] and data.multiarm.outcome_kind == "continuous"
+    np.testing.assert_allclose(data.multiarm.y, frame["revenue"])
+    # Another amount with the same "revenue > 0" is other data: the fingerprints differ.
+    other = read_ab_csv(_csv(frame.assign(revenue=frame["revenue"] * 2)), treatment="t",
+                        outcome="revenue", outcome_kind="continuous")
+    np.testing.assert_array_equal(other.y, data.y)
+    assert other.fingerprint() != data.fingerprint()
+
+
+def test_upload_with_all_arms_is_stored_and_reopened(tmp_path):
+    from core.data import load_upload, read_ab_csv, save_upload
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "spend": rng.gamma(2, 3, 300),
+                          "arm": rng.choice(["none", "A", "B"], 300)})
+    content = _csv(frame)
+    mapping = {"treatment": "arm", "outcome": "spend", "control_value": "none",
+               "all_arms": True, "outcome_kind": "continuous"}
+    data = read_ab_csv(content, name="abn.csv", **mapping)
+    save_upload(data, content, name="abn.csv", mapping=mapping, root=tmp_path)
+    back = load_upload(data.fingerprint(), root=tmp_path)
+    assert back.fingerprint() == data.fingerprint() and back.multiarm.arms == data.multiarm.arms
+    np.testing.assert_allclose(back.multiarm.y, data.multiarm.y)
+
+
+def test_balance_per_arm_is_the_two_arm_balance_of_each_pair():
+    from core.data.hygiene import covariate_balance
+
+    d = make_multiarm_world(3_000, n_arms=3, random_state=0)
+    table = d.balance()
+    assert list(table.columns) == [f"SMD {a}" for a in d.arms[1:]]
+    for k in (1, 2, 3):
+        X, _, t = d.pair(k)
+        np.testing.assert_allclose(table[f"SMD {d.arms[k]}"].to_numpy(),
+                                   covariate_balance(X, t)["smd"].to_numpy())
+
+
+def test_listed_abn_datasets_and_their_two_arm_view():
+    from core.data import load_dataset
+    from core.data.selection import designed_treated_share
+
+    w = load_dataset("multiarm_world", n=10_000)
+    ref = make_multiarm_world(10_000, n_arms=3, random_state=0)
+    np.testing.assert_array_equal(w.t, ref.t > 0)
+    # The pooled effect of "any treatment" is the design-weighted mean of the arms' effects.
+    np.testing.assert_allclose(w.tau, ref.tau.mean(axis=1))
+    assert designed_treated_share("multiarm_world")[0] == 0.75
+    assert w.subset(np.arange(10)).multiarm.n == 10

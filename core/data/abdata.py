@@ -69,6 +69,10 @@ class ABData:
         not read from a file (exports then number the rows 1..n).
     id_name : str
         Header of the identifier column in exports (the ID column's name, or ``"row"``).
+    multiarm : MultiArmData or None
+        The whole A/B/n experiment when this object is its two-arm view (any treatment arm
+        vs control, see :meth:`core.data.MultiArmData.binary_view`): every arm, and a
+        continuous outcome in its own units.  ``None`` for a plain A/B test.
     """
 
     X: pd.DataFrame
@@ -83,6 +87,7 @@ class ABData:
     extra: dict[str, np.ndarray] = field(default_factory=dict)
     ids: np.ndarray | None = None
     id_name: str = "row"
+    multiarm: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.X, pd.DataFrame):
@@ -131,6 +136,8 @@ class ABData:
 
         Stable across processes and machines (pandas' row hash uses a fixed key), so it can
         key caches of trained runs.  ``name``, ``warnings`` and ``scores`` do not enter it.
+        The two-arm view of an A/B/n experiment also hashes its arm codes, arm names and
+        outcome (so a continuous outcome, or another arm split, is other data).
         """
         h = hashlib.sha256()
         dtypes = ["category" if isinstance(d, pd.CategoricalDtype) else d.kind
@@ -140,6 +147,10 @@ class ABData:
             rows = pd.util.hash_pandas_object(self.X, index=False).to_numpy()
             h.update(np.ascontiguousarray(rows, dtype="<u8").tobytes())
         h.update(b"|y|" + self.y.astype("<i1").tobytes() + b"|t|" + self.t.astype("<i1").tobytes())
+        if self.multiarm is not None:
+            m = self.multiarm
+            h.update(b"|arms|" + json.dumps(m.arms).encode() + m.t.astype("<i8").tobytes()
+                     + b"|y|" + m.y.astype("<f8").tobytes())
         return h.hexdigest()
 
     def numeric_columns(self) -> list[str]:
@@ -169,6 +180,7 @@ class ABData:
             extra={k: v[pos] for k, v in self.extra.items()},
             ids=self.row_ids()[pos],
             id_name=self.id_name,
+            multiarm=None if self.multiarm is None else self.multiarm.subset(pos),
         )
 
     def row_ids(self, idx: Any = slice(None)) -> np.ndarray:

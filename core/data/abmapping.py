@@ -28,7 +28,11 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["MAX_CATEGORY_LEVELS", "arm_codes", "frame_to_abdata", "guess_columns"]
+__all__ = ["MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "frame_to_abdata",
+           "frame_to_multiarm", "guess_columns", "guess_outcome_kind"]
+
+#: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
+OUTCOME_KINDS = ("binary", "continuous")
 
 #: Text columns with at most this many distinct values become categorical features.
 MAX_CATEGORY_LEVELS = 20
@@ -269,19 +273,11 @@ def _missing_column(column: str, param: str, columns: Sequence[str]) -> DataErro
                      f"columns: {', '.join(map(str, columns))}.")
 
 
-def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
-                    features: Sequence[str] | None = None, treatment_value: Any = None,
-                    control_value: Any = None, name: str = "data",
-                    max_levels: int = MAX_CATEGORY_LEVELS, warnings: list[str] | None = None,
-                    return_rows: bool = False) -> ABData | tuple[ABData, np.ndarray]:
-    """Map the columns of a typed table (see :func:`core.data.csvio.read_frame`) to an ABData.
-
-    Parameters are those of :func:`core.data.datasets.read_ab_csv`.  ``return_rows=True`` also
-    returns the positions of the rows kept (for loaders that carry side columns).
-    """
+def _check_mapping(df: pd.DataFrame, treatment: str, outcome: str,
+                   features: Sequence[str] | None) -> list[str] | None:
+    """Refuse a mapping that names missing, duplicate or overlapping columns; the feature list."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
-    warnings = list(warnings or [])
     columns = list(df.columns)
     dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
     if dups:
@@ -293,16 +289,46 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     if treatment == outcome:
         raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
                         "pick two different columns.")
-    if features is not None:
-        features = [features] if isinstance(features, str) else list(features)
-        unknown = [f for f in features if f not in columns]
-        if unknown:
-            raise DataError(f"Feature column(s) {', '.join(map(repr, unknown))} not in the file. "
-                            f"Available columns: {', '.join(map(str, columns))}.")
-        leak = [f for f in features if f in (treatment, outcome)]
-        if leak:
-            raise DataError(f"features must not include the treatment or outcome column "
-                            f"({', '.join(map(repr, leak))}).")
+    if features is None:
+        return None
+    features = [features] if isinstance(features, str) else list(features)
+    unknown = [f for f in features if f not in columns]
+    if unknown:
+        raise DataError(f"Feature column(s) {', '.join(map(repr, unknown))} not in the file. "
+                        f"Available columns: {', '.join(map(str, columns))}.")
+    leak = [f for f in features if f in (treatment, outcome)]
+    if leak:
+        raise DataError(f"features must not include the treatment or outcome column "
+                        f"({', '.join(map(repr, leak))}).")
+    return features
+
+
+def _features_and_ids(df: pd.DataFrame, keep: np.ndarray, treatment: str, outcome: str,
+                      features: list[str] | None, max_levels: int,
+                      warnings: list[str]) -> tuple[pd.DataFrame, np.ndarray, str]:
+    """Feature table of the kept rows, and the row identifiers exports use: the file's ID
+    column when it has one, else the 1-based data-row number."""
+    explicit = features is not None
+    candidates = features if explicit else [c for c in df.columns if c not in (treatment,
+                                                                                outcome)]
+    X, id_columns = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
+    id_name = str(id_columns[0]) if id_columns else "row"
+    ids = df[id_columns[0]].iloc[keep].to_numpy() if id_columns else keep + 1
+    return X.reset_index(drop=True), ids, id_name
+
+
+def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
+                    features: Sequence[str] | None = None, treatment_value: Any = None,
+                    control_value: Any = None, name: str = "data",
+                    max_levels: int = MAX_CATEGORY_LEVELS, warnings: list[str] | None = None,
+                    return_rows: bool = False) -> ABData | tuple[ABData, np.ndarray]:
+    """Map the columns of a typed table (see :func:`core.data.csvio.read_frame`) to an ABData.
+
+    Parameters are those of :func:`core.data.datasets.read_ab_csv`.  ``return_rows=True`` also
+    returns the positions of the rows kept (for loaders that carry side columns).
+    """
+    features = _check_mapping(df, treatment, outcome, features)
+    warnings = list(warnings or [])
     t = _code_treatment(df[treatment], treatment, treatment_value, control_value, warnings)
     arms = ~np.isnan(t) | df[treatment].isna().to_numpy()
     y = np.full(len(df), np.nan)
@@ -329,18 +355,138 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
         if (y == val).all():
             raise DataError(f"Column {outcome!r} has {what}. Uplift needs rows with outcome 1 "
                             "and rows with outcome 0.")
-    explicit = features is not None
-    candidates = features if explicit else [c for c in columns if c not in (treatment, outcome)]
-    X, id_columns = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
+    X, ids, id_name = _features_and_ids(df, keep, treatment, outcome, features, max_levels,
+                                        warnings)
     source = {"treatment": treatment, "outcome": outcome}
     if treatment_value is not None or control_value is not None:
         source.update(treatment_value=treatment_value, control_value=control_value)
-    # Exports identify rows by the file's ID column, else by the 1-based data-row number.
-    id_name = str(id_columns[0]) if id_columns else "row"
-    ids = df[id_columns[0]].iloc[keep].to_numpy() if id_columns else keep + 1
     data = ABData(X=X.reset_index(drop=True), y=y, t=t, name=name, warnings=warnings,
                   source_columns=source, ids=ids, id_name=id_name)
     return (data, keep) if return_rows else data
+
+
+def guess_outcome_kind(col: pd.Series) -> str:
+    """``"binary"`` when every filled cell is one of the 0/1 codings (0/1, true/false,
+    yes/no), else ``"continuous"`` — what the mapping step proposes."""
+    try:
+        _auto_binary(col.dropna(), "outcome", "outcome")
+    except DataError:
+        return "continuous"
+    return "binary"
+
+
+def _continuous(col: pd.Series, column: str) -> np.ndarray:
+    """Numbers of an amount column (NaN where missing); DataError naming the first text cell
+    or infinite value."""
+    num = pd.to_numeric(col, errors="coerce") if col.dtype.kind not in "biuf" else col
+    num = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = col.notna().to_numpy() & ~np.isfinite(num)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"Column {column!r} should hold numbers (a continuous outcome) but data row "
+            f"{i + 1:,} holds {_shown(col.iloc[i])}" + (
+                f" ({int(bad.sum()):,} such rows)" if bad.sum() > 1 else "")
+            + ". Fix those cells, or pick another outcome column.")
+    return num
+
+
+def _control_code(col: pd.Series, column: str, control_value: Any) -> Any:
+    """The control arm's code: ``control_value``, else the one code that reads as control
+    (0, false, no, control, holdout…); DataError when that is ambiguous."""
+    counts = _counts(col)
+    if len(counts) < 2:
+        raise DataError(f"Column {column!r} has only one arm: every row is "
+                        f"{_shown(counts.index[0]) if len(counts) else 'empty'}. An experiment "
+                        "needs a control arm and at least one treatment arm.")
+    if control_value is not None:
+        _match(col, [control_value], "control_value", column)
+        return control_value
+    keys = {_fmt(c).strip().lower(): c for c in counts.index}
+    controls = [c for k, c in keys.items() if k in _CONTROL_WORDS | _FALSE
+                or k.startswith(("no ", "no_", "none"))]
+    if len(controls) == 1:
+        return controls[0]
+    raise DataError(f"Column {column!r} has the arms {_list_codes(counts)}; say which one is "
+                    "the control arm (control_value=).")
+
+
+def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
+                      control_value: Any = None, outcome_kind: str | None = None,
+                      features: Sequence[str] | None = None, name: str = "data",
+                      max_levels: int = MAX_CATEGORY_LEVELS, design: Any = None,
+                      warnings: list[str] | None = None):
+    """Map a typed table to a :class:`~core.data.MultiArmData` that keeps every arm.
+
+    Parameters
+    ----------
+    df, treatment, outcome, features, name, max_levels
+        As in :func:`frame_to_abdata`.
+    control_value : scalar, optional
+        Code of the control arm; default the one code that reads as control (0, false, no,
+        control, holdout, "No …").  Every other code is a treatment arm, most frequent first.
+    outcome_kind : {"binary", "continuous"}, optional
+        How to read the outcome; default :func:`guess_outcome_kind`.  ``"continuous"`` takes
+        any finite number (spend, minutes); a text cell is a DataError naming its row.
+    design : array of shape (K+1,), optional
+        Designed arm shares (control first).  Default: equal shares, unless the arm counts
+        refute them (χ² p < 0.001), then the observed shares, with a warning.
+
+    Raises
+    ------
+    DataError
+        The cases of :func:`frame_to_abdata`, an arm with fewer than 2 rows, an outcome
+        with text or infinite values, a constant outcome.
+    """
+    from scipy import stats
+
+    from core.data.multiarm import MultiArmData
+
+    features = _check_mapping(df, treatment, outcome, features)
+    warnings = list(warnings or [])
+    if outcome_kind is not None and outcome_kind not in OUTCOME_KINDS:
+        raise ValueError(f"outcome_kind must be one of {OUTCOME_KINDS}; got {outcome_kind!r}.")
+    col = df[treatment]
+    control_rows = _match(col, [_control_code(col, treatment, control_value)],
+                          "control_value", treatment)
+    hits = {code: _match(col, [code], "arm", treatment) for code in arm_codes(col)}
+    codes = sorted(hits, key=lambda c: not (hits[c] & control_rows).any())  # control first
+    t = np.full(len(df), -1, dtype=np.int64)
+    for k, code in enumerate(codes):
+        t[hits[code]] = k
+    kind = outcome_kind or guess_outcome_kind(df[outcome])
+    y = (_auto_binary(df[outcome], outcome, "outcome") if kind == "binary"
+         else _continuous(df[outcome], outcome))
+    missing = (t < 0) | np.isnan(y)
+    if missing.any():
+        first = ", ".join(str(i + 1) for i in np.flatnonzero(missing)[:5])
+        more = ", ..." if missing.sum() > 5 else ""
+        warnings.append(f"Dropped {_rows(int(missing.sum()))} with a missing value in "
+                        f"{treatment!r} or {outcome!r} (data rows {first}{more}).")
+    keep = np.flatnonzero(~missing)
+    t, y = t[keep], y[keep]
+    counts = np.bincount(t, minlength=len(codes))
+    for k, code in enumerate(codes):
+        if counts[k] < 2:
+            raise DataError(f"Arm {_shown(code)} of column {treatment!r} has {counts[k]} "
+                            "row(s) with an outcome; every arm needs at least 2 rows.")
+    if np.unique(y).size < 2:
+        raise DataError(f"Column {outcome!r} holds one value only ({_fmt(y[0])}) in every "
+                        "kept row; uplift needs an outcome that varies.")
+    if design is None:
+        equal = np.full(len(codes), 1 / len(codes))
+        if stats.chisquare(counts, equal * counts.sum()).pvalue < 1e-3:
+            design = counts / counts.sum()
+            warnings.append("The arms are not of equal size; the designed shares are taken "
+                            "as the observed ones (" + " / ".join(
+                                f"{s:.1%}" for s in design) + ") for the propensities.")
+        else:
+            design = equal
+    X, ids, id_name = _features_and_ids(df, keep, treatment, outcome, features, max_levels,
+                                        warnings)
+    return MultiArmData(X=X, y=y if kind == "continuous" else y.astype(np.int64), t=t,
+                        arms=[_fmt(c) for c in codes], design=design, name=name,
+                        warnings=warnings, ids=ids, id_name=id_name)
 
 
 def _tokens(name: str) -> list[str]:

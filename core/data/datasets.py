@@ -34,13 +34,13 @@ import pandas as pd
 
 from core._validation import check_choice
 from core.data.abdata import ABData, DataError
-from core.data.abmapping import MAX_CATEGORY_LEVELS, frame_to_abdata
+from core.data.abmapping import MAX_CATEGORY_LEVELS, frame_to_abdata, frame_to_multiarm
 from core.data.csvio import read_frame, source_name
 from core.data.datafiles import (
     REGISTRY,
     fetch_data_file,
 )
-from core.data.multiarm import MultiArmData
+from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
 __all__ = ["DATASETS", "DatasetSpec", "load_criteo_head", "load_dataset", "load_hillstrom",
@@ -50,7 +50,8 @@ __all__ = ["DATASETS", "DatasetSpec", "load_criteo_head", "load_dataset", "load_
 def read_ab_csv(source: Any, *, treatment: str, outcome: str,
                 features: Sequence[str] | None = None, treatment_value: Any = None,
                 control_value: Any = None, name: str | None = None,
-                max_levels: int = MAX_CATEGORY_LEVELS) -> ABData:
+                max_levels: int = MAX_CATEGORY_LEVELS, all_arms: bool = False,
+                outcome_kind: str | None = None) -> ABData:
     """Read an A/B test from a CSV file.
 
     Parameters
@@ -77,6 +78,15 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         Display name; default the file name.
     max_levels : int, default 20
         Most distinct values for a text column to be kept as a categorical feature.
+    all_arms : bool, default False
+        Keep every arm of the treatment column (an A/B/n test): ``control_value`` names the
+        control arm, every other code is a treatment arm (:func:`core.data.abmapping.
+        frame_to_multiarm`).  The result is the two-arm view (any treatment vs control) with
+        the whole experiment in ``.multiarm``.
+    outcome_kind : {"binary", "continuous"}, optional
+        ``"continuous"`` reads the outcome as an amount (spend, minutes); it implies the
+        A/B/n reading (``.multiarm`` holds the amounts, the two-arm view ``outcome > 0``).
+        Default: 0/1 codings are binary.
 
     Returns
     -------
@@ -92,6 +102,18 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         rows in an arm, no features left.
     """
     frame, warnings = read_frame(source)
+    if all_arms or outcome_kind == "continuous":
+        if treatment_value is not None:
+            raise DataError("treatment_value= picks two arms; with all arms kept (or a "
+                            "continuous outcome) name only the control arm (control_value=).")
+        multi = frame_to_multiarm(
+            frame, treatment=treatment, outcome=outcome, control_value=control_value,
+            outcome_kind=outcome_kind, features=features, max_levels=max_levels,
+            name=name or source_name(source) or "uploaded data", warnings=warnings)
+        data = multi.binary_view()
+        data.source_columns = {"treatment": treatment, "outcome": outcome,
+                               "control_value": control_value, "all_arms": True}
+        return data
     return frame_to_abdata(
         frame, treatment=treatment, outcome=outcome, features=features,
         treatment_value=treatment_value, control_value=control_value,
@@ -292,6 +314,23 @@ DATASETS: dict[str, DatasetSpec] = {
         "hillstrom", "Hillstrom e-mail test (MineThatData, 2008)", load_hillstrom,
         {"arm": ("womens", "mens", "any"), "outcome": ("visit", "conversion", "spend>0")},
         needs_file=True, description="64,000 customers; the paper's benchmark (womens, visit).",
+    ),
+    "hillstrom_arms": DatasetSpec(
+        "hillstrom_arms", "Hillstrom e-mail test, all three arms (A/B/n)",
+        lambda outcome="visit", **kw: load_hillstrom(arm="all", outcome=outcome,
+                                                     **kw).binary_view(),
+        {"outcome": ("visit", "spend", "conversion", "spend>0")},
+        needs_file=True, description="64,000 customers: No E-Mail, Womens E-Mail, Mens E-Mail "
+        "(⅓ each); which e-mail for whom. 'spend' is the amount in dollars.",
+    ),
+    "multiarm_world": DatasetSpec(
+        "multiarm_world", "Multi-arm world (synthetic, three arms, known effects)",
+        lambda n=30_000, outcome="binary", random_state=0: make_multiarm_world(
+            int(n), n_arms=3, outcome=outcome, random_state=int(random_state)).binary_view(),
+        {"n": (30_000, 10_000, 100_000), "outcome": ("binary", "spend"),
+         "random_state": (0, 1, 2, 3, 4)},
+        description="Simulated A/B/n campaign: a control and three offers whose effects "
+                    "differ by customer, each with a cost; works offline.",
     ),
     "information": DatasetSpec(
         "information", "Insurance offer (R package Information)", load_information,

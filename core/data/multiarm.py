@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from core._validation import check_outcome
-from core.data.abdata import DataError
+from core.data.abdata import ABData, DataError
 
 __all__ = ["MultiArmData", "detect_outcome_kind", "make_multiarm_world"]
 
@@ -53,6 +53,12 @@ class MultiArmData:
         Cost of each treatment arm (≥ 0).
     extra : dict of str to array
         Side columns aligned with the rows.
+    warnings : list of str
+        What the analyst should know about how the data were read.
+    ids : array, optional
+        Row identifiers for exports (the file's ID column or 1-based row numbers).
+    id_name : str
+        Header of the identifier column in exports.
     """
 
     X: pd.DataFrame
@@ -65,6 +71,9 @@ class MultiArmData:
     tau: np.ndarray | None = None
     cost: np.ndarray | None = None
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    ids: np.ndarray | None = None
+    id_name: str = "row"
 
     def __post_init__(self) -> None:
         n = len(self.X)
@@ -136,7 +145,8 @@ class MultiArmData:
             X=self.X.iloc[rows], y=self.y[rows], t=self.t[rows], arms=self.arms,
             design=self.design, name=self.name, description=self.description,
             tau=None if self.tau is None else self.tau[rows], cost=self.cost,
-            extra={k: v[rows] for k, v in self.extra.items()})
+            extra={k: v[rows] for k, v in self.extra.items()}, warnings=list(self.warnings),
+            ids=None if self.ids is None else self.ids[rows], id_name=self.id_name)
 
     def srm(self) -> dict:
         """χ² test of the arm counts against the designed shares (sample ratio mismatch)."""
@@ -146,6 +156,46 @@ class MultiArmData:
         res = stats.chisquare(counts, self.design * self.n)
         return {"counts": counts, "expected": self.design * self.n,
                 "statistic": float(res.statistic), "p_value": float(res.pvalue)}
+
+    def balance(self) -> pd.DataFrame:
+        """Covariate balance of every treatment arm against control: one column of
+        standardised mean differences per arm (:func:`core.data.hygiene.covariate_balance`
+        on that arm's and the control rows), one row per feature or categorical level."""
+        from core.data.hygiene import covariate_balance
+
+        columns = {}
+        for k, arm in enumerate(self.arms[1:], start=1):
+            rows = np.flatnonzero((self.t == k) | (self.t == 0))
+            table = covariate_balance(self.X.iloc[rows], (self.t[rows] == k).astype(np.int8))
+            label = table["feature"].astype(str) + np.where(
+                table["level"].isna(), "", " = " + table["level"].astype(str))
+            columns[f"SMD {arm}"] = pd.Series(table["smd"].to_numpy(), index=label)
+        frame = pd.DataFrame(columns)
+        frame.index.name = "feature"
+        return frame
+
+    def binary_view(self) -> ABData:
+        """The two-arm view every single-treatment page and model takes: any treatment arm
+        (t = 1) vs control (t = 0), all rows.  A continuous outcome becomes ``outcome > 0``
+        there (said in the warnings); the known pooled effect is the design-weighted mean of
+        the arms' effects (binary outcome only).  The view keeps ``self`` as
+        :attr:`ABData.multiarm`, so the several-arms results use every arm and the amount."""
+        warnings = list(self.warnings)
+        if self.outcome_kind == "binary":
+            y, tau = self.y.astype(np.int8), None
+            if self.tau is not None:
+                weight = self.design[1:] / self.design[1:].sum()
+                tau = self.tau @ weight
+        else:
+            y, tau = (self.y > 0).astype(np.int8), None
+            warnings.append(
+                "The outcome is continuous (an amount). Pages and models for one treatment "
+                "use 'outcome > 0' (any treatment vs control); the several-arms results on "
+                "Train and Compare use the amount itself.")
+        return ABData(X=self.X, y=y, t=(self.t > 0).astype(np.int8), name=self.name,
+                      warnings=warnings, tau=tau, description=self.description,
+                      extra=dict(self.extra), ids=self.ids, id_name=self.id_name,
+                      multiarm=self)
 
     def arm_table(self) -> pd.DataFrame:
         """Per arm: rows, share (observed and designed), mean outcome, difference vs control."""

@@ -118,6 +118,8 @@ def designed_treated_share(key: str | None,
     world                         0.5    each row treated with probability 1/2
     hillstrom, arm womens / mens  0.5    three arms of a third each; one e-mail vs no e-mail
     hillstrom, arm any            2/3    both e-mail arms (two thirds) vs no e-mail
+    hillstrom_arms                2/3    all three arms: any e-mail vs no e-mail
+    multiarm_world                3/4    control and three arms, a quarter each
     paper_simulation              0.5, 0.9 or 0.1 (|T| fixed by the scenario, §4.2)
     information, uploads          None   not documented
     ============================  =====  ====================================================
@@ -127,8 +129,11 @@ def designed_treated_share(key: str | None,
     opts = dict(options)
     if key == "world":
         return 0.5, "The uplift world treats each row with probability 50 %."
-    if key == "hillstrom":
-        if opts.get("arm", "womens") == "any":
+    if key == "multiarm_world":
+        return 0.75, ("The multi-arm world gives each of its four arms a quarter of the rows: "
+                      "3/4 get one of the three treatments.")
+    if key == "hillstrom_arms" or key == "hillstrom":
+        if key == "hillstrom_arms" or opts.get("arm", "womens") == "any":
             return 2 / 3, ("Hillstrom's test sent each of the two e-mails to a third of the "
                            "customers: 2/3 treated by design.")
         return 0.5, ("Hillstrom's test gave each arm a third of the customers: one e-mail arm "
