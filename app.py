@@ -14,7 +14,6 @@ navigation = st.navigation(
         "Models": [
             st.Page("pages/train.py", title="Train", icon=":material/model_training:"),
             st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
-            st.Page("pages/multiarm.py", title="Several arms", icon=":material/call_split:"),
         ],
         "Evaluate": [
             st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:"),

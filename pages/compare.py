@@ -23,11 +23,16 @@ from ui import common
 from ui import compare_view as view
 from ui.charts import band_figure, decile_figure, profit_figure, run_colors, short_names
 from ui.glossary import GLOSSARY, PNDCG_NOTE
+from ui.multiarm_view import compare_section
 
 st.title("Compare runs")
 data = common.current_data()
 common.dataset_caption(data)
 fingerprint = data.fingerprint()
+if data.multiarm is not None:
+    compare_section(data)
+    st.divider()
+    st.header("Any treatment vs control")
 runs = {r.run_id: r for r in common.runner().store.list(fingerprint=fingerprint)}
 labels = display_labels(list(runs.values()))
 if not runs:

@@ -5,6 +5,7 @@ import streamlit as st
 from core import data as datasets
 from core.data import hygiene
 from ui import common
+from ui import multiarm_view as arms_view
 from ui.glossary import GLOSSARY
 
 st.title("Data")
@@ -40,17 +41,35 @@ with upload_tab:
             y_at = (columns.index(guess["outcome"]) if guess["outcome"] in columns
                     else min(1, len(columns) - 1))
             c1, c2 = st.columns(2)
-            treatment = c1.selectbox("Treatment column", columns, key="data_treatment", index=t_at)
-            outcome = c2.selectbox("Outcome column (binary)", columns, key="data_outcome",
-                                   index=y_at)
+            treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
+                                     index=t_at)
+            outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at)
             codes = common.column_codes(content, treatment)
             mapping = {"treatment": treatment, "outcome": outcome}
-            if len(codes) > 2:
-                st.info(f"'{treatment}' has {len(codes)} arms: choose the treated and control arm "
-                        "(rows of other arms are dropped and counted in the report).")
-                c3, c4 = st.columns(2)
-                mapping["treatment_value"] = c3.selectbox("Treated arm", codes, key="data_tv")
-                mapping["control_value"] = c4.selectbox("Control arm", codes, key="data_cv",
+            guessed = common.outcome_kind(content, outcome)
+            c3, c4 = st.columns(2)
+            kind = c3.radio("The outcome is", datasets.OUTCOME_KINDS, horizontal=True,
+                            index=datasets.OUTCOME_KINDS.index(guessed),
+                            key=f"data_kind_{outcome}", help=GLOSSARY["Outcome kind"],
+                            format_func={"binary": "binary (0/1: visit, conversion)",
+                                         "continuous": "an amount (spend, minutes)"}.get)
+            c4.caption(f"Detected: **{guessed}** from the values of '{outcome}'. Change it if "
+                       "that is wrong; a continuous outcome keeps its amounts for the "
+                       "several-arms models.")
+            all_arms = len(codes) > 2 and st.radio(
+                f"'{treatment}' has {len(codes)} arms", ["all", "two"], horizontal=True,
+                key="data_arms", format_func={
+                    "all": "keep all arms (which arm for whom)",
+                    "two": "compare two arms (other rows are dropped)"}.get) == "all"
+            if all_arms or kind == "continuous":
+                mapping.update(all_arms=True, outcome_kind=kind)
+                mapping["control_value"] = st.selectbox(
+                    "Control arm", codes, key="data_cv_all",
+                    index=codes.index(common.control_guess(codes)))
+            elif len(codes) > 2:
+                c5, c6 = st.columns(2)
+                mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv")
+                mapping["control_value"] = c6.selectbox("Control arm", codes, key="data_cv",
                                                         index=min(1, len(codes) - 1))
             st.dataframe(head, height=180, key="data_peek")
             if st.button("Use this CSV", type="primary", key="data_use_csv"):
@@ -72,47 +91,58 @@ m = st.columns(6)
 m[0].metric("Rows", f"{data.n:,}")
 m[1].metric("Treated", f"{data.n_treated:,}")
 m[2].metric("Control", f"{data.n_control:,}")
-m[3].metric("Response, treated", f"{rate_t:.2%}")
-m[4].metric("Response, control", f"{rate_c:.2%}")
+amount = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
+response = "Outcome > 0" if amount else "Response"
+m[3].metric(f"{response}, treated", f"{rate_t:.2%}")
+m[4].metric(f"{response}, control", f"{rate_c:.2%}")
 m[5].metric("Average effect (ATE)", f"{rate_t - rate_c:+.2%}")
 if data.description:
     st.caption(data.description)
 for note in data.warnings:
     st.warning(note, icon=":material/info:")
 
-choice, source = common.current_choice(), common.current_source()
-design, note, _ = datasets.srm_design(data.t, *(source or (None, ())))
-left, right = st.columns(2)
-with left:
-    st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
-    common.remember("data_share", round(design, 4), shared=f"data_share {choice.to_params()}")
-    share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01, key="data_share",
-                            help=GLOSSARY["SRM"])
-    st.caption(note)
-    with common.guard("The SRM test"):
-        srm = hygiene.srm_test(data.t, expected_treated_share=share)
-        if srm.attrs["srm"]:
-            st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} of "
-                       f"the rows are treated where {share:.0%} was planned. Check how customers "
-                       f"were assigned and logged before trusting results. "
-                       f"{srm.attrs['verdict']}", icon=":material/warning:")
-        else:
-            st.success(srm.attrs["verdict"])
-        st.dataframe(srm, key="data_srm", column_config={
-            "observed": st.column_config.NumberColumn(format="localized"),
-            "expected": st.column_config.NumberColumn(format="localized"),
-            "observed_share": st.column_config.NumberColumn(format="percent"),
-            "expected_share": st.column_config.NumberColumn(format="percent")})
-with right:
-    st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 flagged)",
-                help=GLOSSARY["SMD"])
-    with common.guard("The balance table"):
-        st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260, key="data_balance",
-                     column_config={
-                         "mean_treated": st.column_config.NumberColumn(format="localized"),
-                         "mean_control": st.column_config.NumberColumn(format="localized"),
-                         "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"])})
+if data.multiarm is not None:
+    arms_view.data_section(data)
+else:
+    choice, source = common.current_choice(), common.current_source()
+    design, note, _ = datasets.srm_design(data.t, *(source or (None, ())))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
+        common.remember("data_share", round(design, 4),
+                        shared=f"data_share {choice.to_params()}")
+        share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01,
+                                key="data_share", help=GLOSSARY["SRM"])
+        st.caption(note)
+        with common.guard("The SRM test"):
+            srm = hygiene.srm_test(data.t, expected_treated_share=share)
+            if srm.attrs["srm"]:
+                st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} "
+                           f"of the rows are treated where {share:.0%} was planned. Check how "
+                           "customers were assigned and logged before trusting results. "
+                           f"{srm.attrs['verdict']}", icon=":material/warning:")
+            else:
+                st.success(srm.attrs["verdict"])
+            st.dataframe(srm, key="data_srm", column_config={
+                "observed": st.column_config.NumberColumn(format="localized"),
+                "expected": st.column_config.NumberColumn(format="localized"),
+                "observed_share": st.column_config.NumberColumn(format="percent"),
+                "expected_share": st.column_config.NumberColumn(format="percent")})
+    with right:
+        st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 "
+                    "flagged)", help=GLOSSARY["SMD"])
+        with common.guard("The balance table"):
+            st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260,
+                         key="data_balance", column_config={
+                             "mean_treated": st.column_config.NumberColumn(format="localized"),
+                             "mean_control": st.column_config.NumberColumn(format="localized"),
+                             "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"])})
 
 st.markdown("**Preview**")
-st.dataframe(data.X.head(200).assign(treatment=data.t[:200], outcome=data.y[:200]),
-             key="data_head")
+if data.multiarm is not None:
+    arms = data.multiarm
+    st.dataframe(data.X.head(200).assign(arm=[arms.arms[k] for k in arms.t[:200]],
+                                         outcome=arms.y[:200]), key="data_head")
+else:
+    st.dataframe(data.X.head(200).assign(treatment=data.t[:200], outcome=data.y[:200]),
+                 key="data_head")

@@ -18,6 +18,7 @@ from core.runs.store import RunConfig
 from ui import common
 from ui.glossary import GLOSSARY
 from ui.jobs import draw_job, newly_done
+from ui.multiarm_view import train_section
 
 BUDGET_HELP = ("Boosting rounds (trees) and learning rate of every LightGBM model; the forest "
                "grows 50 or 100 trees. Quick gives a first look in seconds; the paper's budget "
@@ -27,6 +28,10 @@ st.title("Train models")
 data = common.current_data()
 common.dataset_caption(data)
 runner, sid, fingerprint = common.runner(), common.session_id(), data.fingerprint()
+if data.multiarm is not None:
+    with st.container(border=True):
+        train_section(data)
+    st.subheader("One treatment: any treatment arm vs control")
 
 left, right = st.columns([3, 2])
 common.remember("train_models", [LAMBDAMART, list(MODELS)[1]], options=list(MODELS))

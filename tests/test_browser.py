@@ -245,21 +245,30 @@ def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url,
 
 def test_several_arms_on_hillstrom_reaches_policies_qini_and_calibration(app_url, tmp_path,
                                                                          shared_data):
-    """Hillstrom's three arms: train per-arm models, read the policy table, the multi-armed
-    Qini curve and the calibration slope, with no error on the page."""
+    """Hillstrom's three arms: the Data page shows every arm, per-arm models train from the
+    Train page, Compare shows the policy table, the multi-armed Qini curve and calibration,
+    and the run's report downloads — with no error on any page."""
     sync_api = _require_browser()
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)
-        page.goto(app_url)
+        page.goto(app_url + "/?dataset=hillstrom_arms&outcome=visit")
+        page.get_by_text("χ² test of the arm counts against the design").wait_for()
+        page.get_by_text("Covariate balance of each arm vs control").wait_for()
+        _assert_clean(page, "Data page, three arms")
         nav = page.locator('[data-testid="stSidebarNav"]')
-        nav.get_by_role("link", name="Several arms", exact=True).click()
-        page.get_by_text("Arm split vs the design").wait_for()
-        page.get_by_role("button", name="Train", exact=True).click()
+        nav.get_by_role("link", name="Train", exact=True).click()
+        page.get_by_role("button", name="Train per arm", exact=True).click()
+        page.wait_for_timeout(1_000)
+        nav.get_by_role("link", name="Compare", exact=True).click()
         page.get_by_text("Policies: value per customer").wait_for(timeout=180_000)
         page.get_by_text("Multi-armed Qini curve").first.wait_for()
-        page.get_by_text("Calibration slope").wait_for()
-        _assert_clean(page, "Several arms page")
+        page.get_by_text("Calibration slope (1 = the predicted uplift").wait_for()
+        _assert_clean(page, "Compare page, several arms")
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Report of this run (one HTML file)").click()
+        html = Path(download.value.path()).read_text(encoding="utf-8")
+        assert "best-arm rule" in html and "Mens E-Mail" in html
         page.screenshot(path=str(tmp_path / "several_arms.png"), full_page=True)
         browser.close()

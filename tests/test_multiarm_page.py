@@ -1,29 +1,56 @@
-"""The Several arms page (AppTest): train per-arm models on the K-arm world through the page;
-the policy table's values equal policy_value computed here on the stored test rows."""
+"""Several arms through the app (AppTest): the multi-arm world picked on the Data page shows
+every arm, the SRM test over all arms and the balance of each arm; per-arm models trained on
+the Train page; the Compare page's policy table and per-arm AUUC equal policy_value and auuc
+computed here on the stored test rows; the report and the export carry every arm."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _apptest import assert_clean
+from scipy import stats
 from streamlit.testing.v1 import AppTest
 
-from core.evaluation import best_arm_policy, policy_value
+from core.data import make_multiarm_world
+from core.evaluation import auuc, best_arm_policy, policy_value
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def test_train_on_the_world_and_read_the_policies():
-    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
-    assert_clean(at.switch_page("pages/multiarm.py").run())
-    at.selectbox(key="ma_source").set_value("world")
+def _open_world(at: AppTest) -> AppTest:
+    at.selectbox(key="data_key").set_value("multiarm_world")
     assert_clean(at.run())
-    at.selectbox(key="ma_model").set_value("Two-model per arm")
+    at.selectbox(key="data_multiarm_world_n").set_value(10_000)
+    assert_clean(at.run())
+    return assert_clean(at.button(key="data_load").click().run())
+
+
+def test_data_page_shows_every_arm_srm_and_balance():
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    _open_world(at)
+    world = make_multiarm_world(10_000, n_arms=3, random_state=0)
+    arms = next(d.value for d in at.dataframe if "designed share" in d.value.columns)
+    assert list(arms.index) == world.arms
+    assert arms["rows"].tolist() == np.bincount(world.t).tolist()
+    p = stats.chisquare(np.bincount(world.t)).pvalue
+    assert any(f"p = {p:.3f}" in str(s.value) for s in at.success)
+    balance = next(d.value for d in at.dataframe if "SMD arm 1" in d.value.columns)
+    assert list(balance.columns) == ["SMD arm 1", "SMD arm 2", "SMD arm 3"]
+
+
+def test_train_per_arm_and_compare_policies_against_a_direct_computation():
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    _open_world(at)
+    assert_clean(at.switch_page("pages/train.py").run())
+    at.multiselect(key="ma_models").set_value(["Two-model per arm"])
     at.select_slider(key="ma_trees").set_value(50)
     assert_clean(at.button(key="ma_train").click().run())
+    assert_clean(at.switch_page("pages/compare.py").run())
     deadline = time.time() + 180
     table = None
     while time.time() < deadline:
@@ -34,20 +61,43 @@ def test_train_on_the_world_and_read_the_policies():
             table = found[0]
             break
     assert table is not None, "training did not finish"
-    import os
-
     from core.runs import RunStore, multiarm_runs
 
-    key = multiarm_runs.multiarm_spec("world", "Two-model per arm", trees=50).key()
-    meta, frames = RunStore(os.environ["UPRANK_RUNS_DIR"]).load_result(key)
+    store = RunStore(os.environ["UPRANK_RUNS_DIR"])
+    runs = multiarm_runs.list_multiarm_runs(store, at.session_state["data"].fingerprint())
+    meta, frames = store.load_result(runs["key"].iloc[0])
     test = frames["test"]
     y, t = test["y"].to_numpy(), test["t"].to_numpy()
     prop = np.tile(meta["design"], (len(y), 1))
     tau = test[["tau_1", "tau_2", "tau_3"]].to_numpy()
-    cost = np.array(meta["cost"])
+    cost = np.array(meta["cost"])  # the world's costs are the inputs' defaults
     v, se = policy_value(best_arm_policy(tau, cost), y, t, prop)
     row = table.loc["best arm per customer (model)"]
-    assert row["value"] == pytest.approx(v, abs=1e-4) and row["± SE"] == pytest.approx(
-        se, abs=1e-4)
+    assert row["value"] == pytest.approx(v, abs=1e-9) and row["± SE"] == pytest.approx(se)
     assert len(table) == 6  # best arm, four single arms, random
+    per_arm = next(d.value for d in at.dataframe if "AUUC@30 %" in d.value.columns)
+    rows = (t == 2) | (t == 0)
+    assert per_arm.loc["arm 2", "AUUC@30 %"] == pytest.approx(auuc(
+        y[rows], (t[rows] == 2).astype(int), tau[rows, 1], definition="uplift_sep_rel",
+        cutoff=0.3))
     assert any("Calibration slope" in str(c.value) for c in at.caption)
+    assert any("best-arm rule is worth" in str(m.value) for m in at.markdown)
+
+
+def test_score_export_and_report_carry_every_arm():
+    from core.runs import multiarm_runs
+
+    world = make_multiarm_world(2_000, n_arms=2, random_state=1)
+    rng = np.random.default_rng(0)
+    test = pd.DataFrame({"row": np.arange(1, 601), "y": world.y[:600].astype(float),
+                         "t": world.t[:600], "tau_1": rng.normal(size=600),
+                         "tau_2": rng.normal(size=600)})
+    out = multiarm_runs.score_export(test, world.arms)
+    assert list(out.columns) == ["row", "arm", "outcome", "uplift arm 1", "uplift arm 2"]
+    assert (out["arm"] == np.asarray(world.arms)[world.t[:600]]).all()
+    meta = {"arms": world.arms, "design": list(world.design), "model": "Two-model per arm",
+            "trees": 50, "seed": 0, "fit_seconds": 1.0}
+    html = multiarm_runs.multiarm_report(meta, test, world, cost=[0.01, 0.02], figures=[])
+    for text in ("Takeaway", "best-arm rule", "Policies", "everyone: arm 2", "Calibration",
+                 "AUUC@30 %"):
+        assert text in html

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
@@ -122,6 +123,8 @@ def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
     at = run_page()
     assert_clean(at.file_uploader(key="data_upload").set_value(
         ("three.csv", content, "text/csv")).run())
+    assert at.radio(key="data_arms").value == "all"  # all arms kept by default
+    assert_clean(at.radio(key="data_arms").set_value("two").run())
     assert set(at.selectbox(key="data_tv").options) == {"Womens E-Mail", "Mens E-Mail", "No E-Mail"}
     at.selectbox(key="data_tv").set_value("Womens E-Mail")
     assert_clean(at.selectbox(key="data_cv").set_value("No E-Mail").run())
@@ -129,6 +132,34 @@ def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
     kept = int(((arms == "Womens E-Mail") | (arms == "No E-Mail")).sum())
     assert at.metric[0].value == f"{kept:,}"
     assert str(n - kept) in texts(at.warning)
+
+
+def test_data_page_keeps_all_arms_and_reads_an_amount(rng):
+    n = 300
+    arms = rng.choice(["Womens E-Mail", "Mens E-Mail", "No E-Mail"], n)
+    spend = np.where(rng.random(n) < 0.3, rng.gamma(2.0, 20.0, n).round(2), 0.0)
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, spend, rng.integers(0, 9, n)))
+    content = ("segment,spend,recency\n" + body + "\n").encode()
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("three.csv", content, "text/csv")).run())
+    at.selectbox(key="data_outcome").set_value("spend")
+    assert_clean(at.run())
+    assert at.radio(key="data_kind_spend").value == "continuous"  # detected
+    assert at.selectbox(key="data_cv_all").value == "No E-Mail"  # the control arm found
+    assert_clean(at.button(key="data_use_csv").click().run())
+    table = next(d.value for d in at.dataframe if "designed share" in d.value.columns)
+    assert list(table.index) == ["No E-Mail", "Womens E-Mail", "Mens E-Mail"]
+    for arm in table.index:
+        assert table.loc[arm, "mean outcome"] == pytest.approx(spend[arms == arm].mean())
+    assert "continuous" in texts(at.warning)  # the one-treatment pages use spend > 0
+    # The override: read the amount as 0/1 is refused with the reason, nothing is lost.
+    at.radio(key="data_kind_spend").set_value("binary")
+    assert_clean(at.run())
+    at.button(key="data_use_csv").click().run()
+    assert "not a binary outcome" in texts(at.error)
+    assert "designed share" in at.dataframe[0].value.columns or any(
+        "designed share" in d.value.columns for d in at.dataframe)
 
 
 # --------------------------------------------------------------------------- kept across reloads

@@ -81,6 +81,24 @@ def column_codes(content: bytes, column: str) -> list:
     return datasets.arm_codes(frame[column])
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def outcome_kind(content: bytes, column: str) -> str:
+    """``"binary"`` or ``"continuous"``: how the mapping step proposes to read a column."""
+    frame, _ = datasets.read_frame(content)
+    return datasets.guess_outcome_kind(frame[column])
+
+
+def control_guess(codes: list) -> object:
+    """The arm code that reads as control (0, false, no, control, holdout, "No …"), else the
+    first code — the mapping step's default control arm."""
+    words = {"0", "false", "no", "n", "f", "control", "holdout", "ctrl", "untreated", "none"}
+    for code in codes:
+        key = str(code).strip().lower()
+        if key in words or key.startswith(("no ", "no_", "none")):
+            return code
+    return codes[0]
+
+
 @st.cache_data(show_spinner="Reopening the uploaded CSV…", max_entries=8)
 def load_stored_upload(fingerprint: str) -> ABData:
     """An upload stored by :func:`use_upload`, by its fingerprint (``DataError`` if gone)."""

@@ -47,6 +47,27 @@ GLOSSARY: dict[str, str] = {
     "Bootstrap": "Resampling the test rows (within each arm) many times to see how much a "
                  "number would move with other customers: gives the 95 % intervals and the "
                  "paired test of two rankers on the same resamples.",
+    "Outcome kind": "Binary: each row responded or not (visit, conversion; coded 0/1, yes/no). "
+                    "An amount: any number per row (spend in dollars, minutes). Curves then "
+                    "sum the amounts where they would count responders.",
+    "Best-arm rule": "With several treatments (e-mails, offers): one uplift model per arm "
+                     "predicts what each arm adds against control for each customer; the rule "
+                     "gives every customer the arm with the largest predicted uplift above "
+                     "its cost, or nothing (control).",
+    "Arm cost": "What one treatment of that arm costs, in units of the outcome (visits or "
+                "dollars): an arm is worth giving only when its predicted uplift is larger. "
+                "The multi-armed Qini curve spends a budget of these costs.",
+    "Multi-armed Qini curve": "Gain against budget when each customer may get at most one of "
+                              "several arms with different costs (Sverdrup, Wu, Athey & Wager "
+                              "2023): customers and arms are added in order of predicted gain "
+                              "per unit of cost; the curve scores that path on test rows.",
+    "Calibration": "Does the predicted uplift match the observed one? Customers are binned by "
+                   "predicted uplift (deciles) and each bin's treated − control difference is "
+                   "plotted against its mean prediction. The calibration slope is 1 for a "
+                   "calibrated model and 0 when the predictions carry no signal.",
+    "Policy value": "Mean outcome per customer if everyone were treated by the policy, "
+                    "estimated from a randomised test by inverse-propensity weighting: rows "
+                    "whose actual arm is the policy's arm, weighted by 1 / the arm's share.",
     "λ-objective": "LambdaMART trains trees on λ-gradients: for every pair of rows, how much "
                    "swapping them would change the target metric (PCG = AUUC, DCG/NDCG, MAP, "
                    "AUC). The chosen metric is what the ranker learns to maximise.",

@@ -1,14 +1,18 @@
-"""Streamlit side of the Several arms page: cached data and stored results, and its figures.
-Numerics: :mod:`core.evaluation.policy`, :mod:`core.evaluation.calibration`; the task:
-:mod:`core.runs.multiarm_runs`."""
+"""Several treatment arms on the Train and Compare pages: the training panel, the stored
+results and their figures (per-arm curves, policy table, multi-armed Qini curve,
+calibration).  Numerics: :mod:`core.evaluation.policy`, :mod:`core.evaluation.calibration`;
+the task and tables: :mod:`core.runs.multiarm_runs`."""
 
 from __future__ import annotations
+
+from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.data import ABData
 from core.evaluation import (
     calibration_table,
     ipw_scores,
@@ -17,15 +21,12 @@ from core.evaluation import (
     uplift_curve,
 )
 from core.runs import multiarm_runs
+from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
 from ui import common
 from ui.charts import run_colors
-from ui.jobs import show_task
-
-
-@st.cache_data(show_spinner="Loading the experiment…", max_entries=4)
-def data(source: str):
-    return multiarm_runs.load_multiarm(source)
+from ui.glossary import GLOSSARY
+from ui.jobs import watch_task
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -33,10 +34,166 @@ def result(root: str, key: str):
     return RunStore(root).load_result(key)
 
 
-def show_job(job_id: str):
-    root = str(common.runner().store.root)
-    return show_task(common.runner(), job_id, common.session_id(), key="ma_cancel",
-                     what="Training", load=lambda key: result(root, key))
+def arms_caption(data: ABData) -> str:
+    multi = data.multiarm
+    return (f"An experiment with {len(multi.arms)} arms ({', '.join(multi.arms)}; control "
+            f"first) and a {multi.outcome_kind} outcome.")
+
+
+def data_section(data: ABData) -> None:
+    """Data page: every arm with its designed share, the SRM test over all arms, and the
+    covariate balance of each treatment arm against control."""
+    multi = data.multiarm
+    st.caption(arms_caption(data))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Arms** (observed vs designed share; mean outcome and its difference "
+                    "to control)", help=GLOSSARY["SRM"])
+        st.dataframe(multi.arm_table(), width="stretch", key="data_arm_table",
+                     column_config={
+                         "rows": st.column_config.NumberColumn(format="localized"),
+                         "share": st.column_config.NumberColumn(format="percent"),
+                         "designed share": st.column_config.NumberColumn(format="percent"),
+                         "mean outcome": st.column_config.NumberColumn(format="%.4f"),
+                         "vs control": st.column_config.NumberColumn(format="%+.4f")})
+        srm = multi.srm()
+        text = f"χ² test of the arm counts against the design: p = {srm['p_value']:.3f}"
+        if srm["p_value"] < 0.001:
+            st.warning(text + " — a sample ratio mismatch. Check how customers were assigned "
+                       "and logged before trusting results.", icon=":material/warning:")
+        else:
+            st.success(text + " (no sample ratio mismatch).")
+    with right:
+        st.markdown("**Covariate balance of each arm vs control** (standardised mean "
+                    "differences; |SMD| > 0.1 would be a concern)", help=GLOSSARY["SMD"])
+        with common.guard("The balance table"):
+            balance = multi.balance()
+            st.dataframe(balance, height=260, key="data_balance_arms", column_config={
+                c: st.column_config.NumberColumn(format="%+.3f") for c in balance.columns})
+            worst = float(balance.abs().max().max())
+            st.caption(f"Largest |SMD| over all arms and features: {worst:.3f}"
+                       + (" — above 0.1." if worst > 0.1 else "."))
+
+
+def train_section(data: ABData) -> None:
+    """Train page: per-arm models on the whole A/B/n experiment, queued as background jobs
+    (the page's job panel shows them)."""
+    multi = data.multiarm
+    st.subheader("Several arms: one model per treatment arm")
+    st.caption(arms_caption(data) + " Each model predicts what every treatment arm adds "
+               "against control (70 % of the rows, stratified by arm; evaluated on the other "
+               "30 % on the Compare page). The models below this section see only "
+               "'any treatment vs control'.")
+    options = multiarm_runs.models_for(multi.outcome_kind)
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    common.remember("ma_models", options[:1], options=options)
+    chosen = c1.multiselect("Per-arm models", options, key="ma_models",
+                            help=GLOSSARY["Best-arm rule"])
+    common.remember("ma_trees", 100, options=[50, 100, 300])
+    trees = c2.select_slider("Trees", [50, 100, 300], key="ma_trees")
+    if c3.button("Train per arm", type="primary", key="ma_train", disabled=not chosen):
+        with common.guard("Queueing the per-arm models"):
+            for model in chosen:
+                spec = multiarm_runs.multiarm_spec(common.current_choice().to_params(), model,
+                                                   trees=int(trees),
+                                                   fingerprint=data.fingerprint())
+                common.runner().submit_task(spec, session=common.session_id())
+
+
+def compare_section(data: ABData) -> None:
+    """Compare page: pick a stored per-arm run of this dataset and show what it is worth."""
+    st.header("Several arms: which treatment for whom")
+    runner, sid = common.runner(), common.session_id()
+    store = runner.store
+    active = [job for job in runner.jobs(session=sid, fingerprint=data.fingerprint())
+              if job.kind != "train" and not job.is_final]  # per-arm runs still training
+    for job in active:
+        st.caption(f"Training: {job.label} (shown here when it ends)")
+        watch_task(runner, job.job_id, sid, key=f"ma_cancel_{job.job_id}")
+    runs = multiarm_runs.list_multiarm_runs(store, data.fingerprint())
+    if runs.empty and active:
+        return
+    if runs.empty:
+        st.info(arms_caption(data) + " No per-arm models yet: train them on the Train page "
+                "(section *Several arms*).")
+        st.page_link("pages/train.py", label="Train per-arm models",
+                     icon=":material/model_training:")
+        return
+    labels = {row.key: f"{row.model} · {row.trees} trees · seed {row.seed}"
+              for row in runs.itertuples()}
+    key = st.selectbox("Per-arm run", list(labels), key="ma_run", format_func=labels.get)
+    loaded = result(str(store.root), key)
+    if loaded is None:
+        st.warning("This run's stored result cannot be read; train it again.",
+                   icon=":material/warning:")
+        return
+    draw_result(key, *loaded, data=data)
+
+
+def draw_result(key: str, meta: dict, frames: dict, *, data: ABData) -> None:
+    """Per-arm curves and AUUC, the policy table with cost inputs, the multi-armed Qini
+    curve, calibration, downloads (scores, report)."""
+    test, names = frames["test"], meta["arms"]
+    st.caption(f"{meta['model']}: evaluated on {len(test):,} test rows, fitted in "
+               f"{meta['fit_seconds']:.1f} s. Outcome: {meta['outcome']}.")
+    curves = arm_curves(test, names)
+    st.plotly_chart(curves, width="stretch", key="ma_curves")
+    arms_table = multiarm_runs.arm_summary(test, names)
+    st.dataframe(arms_table, width="stretch", key="ma_arm_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in arms_table.columns if c != "test rows"})
+
+    st.subheader("Policies: value per customer on the test rows")
+    unit = 0.02 if meta["outcome"] == "binary" else 0.5  # outcome units (visit / $)
+    default = meta["cost"] or [unit] * (len(names) - 1)
+    cols = st.columns(len(names) - 1)
+    cost = np.array([cols[k].number_input(f"Cost of {arm} (outcome units)", 0.0, 1e6,
+                                          float(default[k]), format="%.3f",
+                                          key=f"ma_cost_{k}", help=GLOSSARY["Arm cost"])
+                     for k, arm in enumerate(names[1:])])
+    table = multiarm_runs.policy_table(test, names, meta["design"], cost)
+    st.markdown(multiarm_runs.policy_takeaway(table))
+    st.dataframe(table, width="stretch", key="ma_policies",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("value", "± SE", "cost", "net value")})
+    st.caption("Value = mean outcome per customer if every customer got the policy's arm, "
+               "estimated from the randomised test rows by inverse propensity (design shares), "
+               "± one standard error. Net value subtracts the mean cost.")
+
+    qini_fig = None
+    if not cost.any():
+        st.info("Set a cost for at least one arm to see the multi-armed Qini curve (gain "
+                "against budget): with free arms the whole budget is 0.")
+    else:
+        predicted, band, singles = qini(key, test, tuple(meta["design"]), tuple(cost))
+        qini_fig = qini_figure(predicted, band, singles, names)
+        st.plotly_chart(qini_fig, width="stretch", key="ma_qini")
+        st.caption("Each customer may get one arm; customers and arms are added in order of "
+                   "predicted gain per unit of cost (Sverdrup et al. 2023). The blue line is "
+                   "that path scored on the test rows; the dotted lines give one arm to "
+                   "everyone.")
+
+    st.subheader("Calibration of the predicted uplift")
+    calib_fig = calibration_figure(test, names)
+    st.plotly_chart(calib_fig, width="stretch", key="ma_calib")
+    st.caption("Calibration slope (1 = the predicted uplift matches the observed uplift; "
+               "0 = no signal), per arm: " + "; ".join(
+                   f"{arm}: {row['calibration slope']:.2f} ± {row['slope SE']:.2f}"
+                   for arm, row in arms_table.iterrows()) + ".")
+    c1, c2 = st.columns(2)
+    c1.download_button("Test rows with one score column per arm (CSV)",
+                       lambda: safe_csv_bytes(multiarm_runs.score_export(test, names)),
+                       "uprank_several_arms_scores.csv", "text/csv", key="ma_dl",
+                       on_click="ignore")
+    figures = [("Uplift curve of each arm vs control", curves),
+               *([("Multi-armed Qini curve", qini_fig)] if qini_fig is not None else []),
+               ("Calibration by decile", calib_fig)]
+    c2.download_button(
+        "Report of this run (one HTML file)",
+        lambda: multiarm_runs.multiarm_report(
+            meta, test, data.multiarm, cost=cost, figures=figures,
+            generated_at=datetime.now(timezone.utc)).encode("utf-8"),
+        "uprank_several_arms_report.html", "text/html", key="ma_dl_report", on_click="ignore")
 
 
 def _tau(test: pd.DataFrame) -> np.ndarray:

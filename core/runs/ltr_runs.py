@@ -329,22 +329,11 @@ def ranking_task(params: dict, *, inputs: dict, store: Any,
 def list_ranking_runs(store: Any, fingerprint: str) -> pd.DataFrame:
     """Stored runs on the data ``fingerprint``: one row per run (key, model, preset, seed,
     chosen setting, seconds, created), newest first."""
-    import json
-
-    rows = []
-    root = store.root / "_results"
-    for meta_path in sorted(root.glob("*/meta.json")) if root.is_dir() else []:
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))["meta"]
-        except (OSError, ValueError, KeyError):
-            continue
-        if meta.get("kind") != KIND or meta.get("fingerprint") != fingerprint:
-            continue
-        rows.append({"key": meta_path.parent.name, "model": meta["model"],
-                     "preset": meta["preset"], "seed": meta["seed"],
-                     "chosen": f"{meta['chosen_name']} {meta['chosen']:g}",
-                     "best round": meta.get("best_iteration"),
-                     "fit (s)": meta["fit_seconds"], "created": meta["created"]})
+    rows = [{"key": key, "model": meta["model"], "preset": meta["preset"], "seed": meta["seed"],
+             "chosen": f"{meta['chosen_name']} {meta['chosen']:g}",
+             "best round": meta.get("best_iteration"), "fit (s)": meta["fit_seconds"],
+             "created": meta["created"]}
+            for key, meta in store.list_results(kind=KIND, fingerprint=fingerprint)]
     cols = ["key", "model", "preset", "seed", "chosen", "best round", "fit (s)", "created"]
     frame = pd.DataFrame(rows, columns=cols)
     return frame.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)

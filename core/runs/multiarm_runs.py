@@ -9,7 +9,8 @@ arms page draws per-arm curves, the policy table, the multi-armed Qini curve and
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -18,19 +19,14 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "SOURCES", "load_multiarm", "multiarm_spec", "multiarm_task",
-           "policy_table", "split_rows"]
+__all__ = ["MULTIARM_MODELS", "list_multiarm_runs", "load_multiarm", "models_for",
+           "multiarm_spec", "multiarm_task", "policy_table", "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
+KIND = "multiarm"
 
-#: Data the page offers: key → (label, loader keywords).
-SOURCES = {
-    "hillstrom_visit": ("Hillstrom, three arms — visit", {"outcome": "visit"}),
-    "hillstrom_spend": ("Hillstrom, three arms — spend ($)", {"outcome": "spend"}),
-    "world": ("Multi-arm world (3 arms, known effects)", {"outcome": "binary"}),
-}
-
-#: Model label → (per-arm class, keywords); ``binary_only`` models need a 0/1 outcome.
+#: Model label → (per-arm class, keywords besides the budget); "(0/1 only)" models need a
+#: binary outcome.  The budget keywords of each class: :func:`_budget`.
 MULTIARM_MODELS = {
     "Two-model per arm": ("TwoModel", {}),
     "Transformed outcome per arm": ("TransformedOutcome", {}),
@@ -38,17 +34,38 @@ MULTIARM_MODELS = {
     "LambdaMART-PCG per arm (0/1 only)": ("LambdaMARTUplift", {"metric": "pcg"}),
     "LambdaMART-PCG, transformed-outcome labels, per arm": (
         "LambdaMARTUplift", {"metric": "pcg", "labels": "transformed"}),
+    "Uplift forest per arm (0/1 only)": ("UpliftRandomForest", {}),
 }
 
 
-def load_multiarm(source: str):
-    """The :class:`~core.data.MultiArmData` of a :data:`SOURCES` key."""
-    from core.data import load_hillstrom, make_multiarm_world
+def models_for(outcome_kind: str) -> list[str]:
+    """The :data:`MULTIARM_MODELS` that take an outcome of this kind (binary / continuous)."""
+    return [m for m in MULTIARM_MODELS if outcome_kind == "binary" or "0/1 only" not in m]
 
-    check_choice(source, "source", SOURCES)
-    if source == "world":
-        return make_multiarm_world(30_000, n_arms=3, random_state=0)
-    return load_hillstrom(arm="all", **SOURCES[source][1])
+
+def _budget(cls: str, trees: int) -> dict:
+    """Per-arm keywords of the budget: boosted models get ``trees`` rounds at learning rate
+    0.1 on one thread; the forest grows ``min(trees, 100)`` trees."""
+    if cls == "UpliftRandomForest":
+        return {"n_estimators": min(int(trees), 100)}
+    return {"n_estimators": int(trees), "learning_rate": 0.1, "num_threads": 1}
+
+
+def load_multiarm(dataset: Mapping[str, str]):
+    """The :class:`~core.data.MultiArmData` behind a dataset choice's URL parameters
+    (``{"dataset": key, **options}`` or ``{"upload": fingerprint}``); DataError when the
+    dataset has no several-arms view."""
+    from core.data import DataError, DatasetChoice, load_dataset, load_upload
+
+    choice = DatasetChoice.from_params(dict(dataset))
+    if choice is None:
+        raise DataError(f"No dataset is named by {dict(dataset)!r}.")
+    data = (load_upload(choice.upload) if choice.upload is not None
+            else load_dataset(choice.key, **dict(choice.options)))
+    if data.multiarm is None:
+        raise DataError(f"{data.name} is a two-arm A/B test with a 0/1 outcome; the "
+                        "several-arms models need an A/B/n dataset or a continuous outcome.")
+    return data
 
 
 def split_rows(t: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -59,12 +76,17 @@ def split_rows(t: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
                             random_state=seed)
 
 
-def multiarm_spec(source: str, model: str, *, trees: int = 100, seed: int = 0) -> TaskSpec:
-    check_choice(source, "source", SOURCES)
+def multiarm_spec(dataset: Mapping[str, str], model: str, *, trees: int = 100,
+                  seed: int = 0, fingerprint: str | None = None) -> TaskSpec:
+    """The background task training ``model`` per arm on ``dataset`` (a dataset choice's
+    URL parameters, see :meth:`core.data.DatasetChoice.to_params`).  ``fingerprint`` (of the
+    data's two-arm view) files the job under its dataset and is checked by the task."""
     check_choice(model, "model", MULTIARM_MODELS)
-    return TaskSpec.make(TASK, {"source": source, "model": model, "trees": int(trees),
-                                "seed": int(seed)},
-                         label=f"{model} · {SOURCES[source][0]} · {trees} trees")
+    dataset = {str(k): str(v) for k, v in dict(dataset).items()}
+    params = {"dataset": dataset, "model": model, "trees": int(trees), "seed": int(seed)}
+    if fingerprint is not None:
+        params["fingerprint"] = str(fingerprint)
+    return TaskSpec.make(TASK, params, label=f"{model} · {trees} trees")
 
 
 def multiarm_task(params: dict, *, inputs: dict, store: Any,
@@ -73,26 +95,45 @@ def multiarm_task(params: dict, *, inputs: dict, store: Any,
     from core.models import PerArmUplift
 
     progress(0.0, "loading the data…")
-    data = load_multiarm(params["source"])
+    view = load_multiarm(params["dataset"])
+    if params.get("fingerprint") not in (None, view.fingerprint()):
+        raise ValueError("The dataset now reads as other data than when the job was queued; "
+                         "open it again on the Data page.")
+    data = view.multiarm
     cls, extra = MULTIARM_MODELS[params["model"]]
-    if "0/1 only" in params["model"] and data.outcome_kind != "binary":
+    if params["model"] not in models_for(data.outcome_kind):
         raise ValueError(f"{params['model']} needs a 0/1 outcome; this outcome is "
                          "continuous — pick Two-model or Transformed outcome.")
     tr, te = split_rows(data.t, params["seed"])
-    model = PerArmUplift(cls, {"n_estimators": params["trees"], "learning_rate": 0.1,
-                               "num_threads": 1, **extra}, random_state=params["seed"])
+    model = PerArmUplift(cls, {**_budget(cls, params["trees"]), **extra},
+                         random_state=params["seed"])
     t0 = time.perf_counter()
     model.fit(data.X.iloc[tr], data.y[tr], data.t[tr],
               callback=lambda i, total: progress(i / total, f"round {i}/{total}"))
     tau = model.predict(data.X.iloc[te])
-    frame = pd.DataFrame({"y": data.y[te].astype(np.float64), "t": data.t[te]})
+    ids = data.ids[te] if data.ids is not None else te + 1
+    frame = pd.DataFrame({data.id_name: ids, "y": data.y[te].astype(np.float64),
+                          "t": data.t[te]})
     for k in range(tau.shape[1]):
         frame[f"tau_{k + 1}"] = tau[:, k]
-    meta = {"source": params["source"], "model": params["model"], "arms": list(data.arms),
+    meta = {"kind": KIND, "dataset": params["dataset"], "fingerprint": view.fingerprint(),
+            "name": data.name, "model": params["model"], "trees": params["trees"],
+            "seed": params["seed"], "arms": list(data.arms), "id_name": data.id_name,
             "design": [float(v) for v in data.design], "outcome": data.outcome_kind,
             "fit_seconds": time.perf_counter() - t0,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "cost": None if data.cost is None else [float(c) for c in data.cost]}
     return meta, {"test": frame}
+
+
+def list_multiarm_runs(store: Any, fingerprint: str) -> pd.DataFrame:
+    """Stored several-arms runs on the data ``fingerprint``, newest first: key, model,
+    trees, seed, fit seconds, created."""
+    rows = [{"key": key, "model": meta["model"], "trees": meta["trees"], "seed": meta["seed"],
+             "fit (s)": meta["fit_seconds"], "created": meta["created"]}
+            for key, meta in store.list_results(kind=KIND, fingerprint=fingerprint)]
+    frame = pd.DataFrame(rows, columns=["key", "model", "trees", "seed", "fit (s)", "created"])
+    return frame.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
@@ -118,3 +159,95 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
                      "net value": value - spend,
                      "arm shares": " / ".join(f"{s:.0%}" for s in shares)})
     return pd.DataFrame(rows).set_index("policy")
+
+
+def arm_summary(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
+    """Per treatment arm on the test rows (that arm's and the control rows, ranked by that
+    arm's predicted uplift): AUUC at 30 % and 100 % (separate, relative uplift curve), mean
+    predicted and observed uplift, calibration slope and its standard error."""
+    from core.evaluation import auuc, calibration_slope
+
+    y, t = test["y"].to_numpy(), test["t"].to_numpy()
+    rows = []
+    for k, arm in enumerate(arms[1:], start=1):
+        part = (t == k) | (t == 0)
+        yk, tk, score = y[part], (t[part] == k).astype(np.int8), test[f"tau_{k}"][part]
+        slope, se = calibration_slope(yk, tk, score)
+        rows.append({"arm": arm, "test rows": int(part.sum()),
+                     "AUUC@30 %": auuc(yk, tk, score, definition="uplift_sep_rel", cutoff=0.3),
+                     "AUUC@100 %": auuc(yk, tk, score, definition="uplift_sep_rel",
+                                        cutoff=1.0),
+                     "predicted uplift": float(np.mean(score)),
+                     "observed uplift": float(yk[tk == 1].mean() - yk[tk == 0].mean()),
+                     "calibration slope": slope, "slope SE": se})
+    return pd.DataFrame(rows).set_index("arm")
+
+
+def policy_takeaway(table: pd.DataFrame) -> str:
+    """One sentence: the model's best-arm rule against the best single arm, by net value.
+
+    "Better" / "worse" needs the difference to exceed twice the standard error of a
+    difference of independent estimates, √(SE₁² + SE₂²) — conservative here, as both values
+    come from the same test rows."""
+    rule = table.loc["best arm per customer (model)"]
+    singles = table[table.index.str.startswith("everyone: ")]
+    best = singles["net value"].idxmax()
+    other = singles.loc[best]
+    diff = rule["net value"] - other["net value"]
+    noise = 2 * float(np.hypot(rule["± SE"], other["± SE"]))
+    verdict = ("better than" if diff > noise else "worse than" if diff < -noise
+               else "not distinguishable from")
+    return (f"The model's best-arm rule is worth {rule['net value']:.4g} ± {rule['± SE']:.2g} "
+            f"per customer after costs; the best single policy, *{best}*, "
+            f"{other['net value']:.4g} ± {other['± SE']:.2g}. The rule is **{verdict}** it "
+            f"(difference {diff:+.3g}; noise level 2·√(SE₁² + SE₂²) = {noise:.2g}).")
+
+
+def score_export(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
+    """The stored test rows for download: row identifier, arm name, outcome, and one
+    column of predicted uplift per treatment arm (``uplift <arm>``)."""
+    t = test["t"].to_numpy()
+    out = test.drop(columns=["t"] + [c for c in test.columns if c.startswith("tau_")])
+    out.insert(len(out.columns) - 1, "arm", np.asarray(arms, dtype=object)[t])
+    out = out.rename(columns={"y": "outcome"})
+    for k, arm in enumerate(arms[1:], start=1):
+        out[f"uplift {arm}"] = test[f"tau_{k}"].to_numpy()
+    return out
+
+
+def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
+                    figures: list, generated_at: Any = None) -> str:
+    """One self-contained HTML report of a per-arm run: takeaway, the experiment's arms and
+    SRM test, per-arm curves and AUUC, the policy table at these ``cost`` s, the
+    multi-armed Qini curve and calibration (``figures``: (heading, plotly figure) pairs),
+    the run's settings (:func:`core.runs.report.html_report`)."""
+    from core.runs.report import html_report
+
+    arms = list(meta["arms"])
+    cost = np.asarray(cost, dtype=np.float64)
+    policies = policy_table(test, arms, meta["design"], cost)
+    srm = data.srm()
+    split = (f"Arm split vs the design: χ² p = {srm['p_value']:.3f} over {len(arms)} arms "
+             + ("(no sample ratio mismatch)." if srm["p_value"] >= 0.001
+                else "— a sample ratio mismatch: check the randomisation."))
+    figs = dict(figures)
+    sections = [
+        ("Takeaway", [policy_takeaway(policies)]),
+        ("Experiment", [f"{data.name}: {data.n:,} customers, outcome {data.outcome_kind}.",
+                        data.arm_table(), split]),
+        ("Each arm against control", [figs.get("Uplift curve of each arm vs control"),
+                                      arm_summary(test, arms)]),
+        ("Policies", [policies, "Value = mean outcome per customer if every customer got the "
+                      "policy's arm (inverse-propensity estimate on the test rows, ± one "
+                      "standard error); costs per arm: " + ", ".join(
+                          f"{a} {c:g}" for a, c in zip(arms[1:], cost)) + "."]),
+        ("Multi-armed Qini curve", [figs.get("Multi-armed Qini curve")
+                                    or "Not drawn: every arm is free (cost 0)."]),
+        ("Calibration", [figs.get("Calibration by decile")]),
+        ("Run", {"model": meta["model"], "trees": meta["trees"], "seed": meta["seed"],
+                 "test rows": len(test), "fit seconds": round(meta["fit_seconds"], 2)}),
+    ]
+    sections = [(h, [b for b in blocks if b is not None]) if isinstance(blocks, list)
+                else (h, blocks) for h, blocks in sections]
+    return html_report(f"UpRank several arms — {data.name}", sections=sections,
+                       generated_at=generated_at)

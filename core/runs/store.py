@@ -525,6 +525,20 @@ class RunStore:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def list_results(self, **match: Any) -> list[tuple[str, dict]]:
+        """``(key, meta)`` of every stored task result whose meta has all the ``match`` items
+        (e.g. ``kind="multiarm", fingerprint=...``); unreadable results are skipped."""
+        root = self.root / "_results"
+        found = []
+        for meta_path in sorted(root.glob("*/meta.json")) if root.is_dir() else []:
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))["meta"]
+            except (OSError, ValueError, KeyError):
+                continue
+            if isinstance(meta, dict) and all(meta.get(k) == v for k, v in match.items()):
+                found.append((meta_path.parent.name, meta))
+        return found
+
     def load_result(self, key: str) -> tuple[dict, dict] | None:
         """``(meta, frames)`` of a stored task result, or ``None`` when absent or unreadable."""
         import io
