@@ -29,8 +29,9 @@ st.title("Compare runs")
 data = common.current_data()
 common.dataset_caption(data)
 fingerprint = data.fingerprint()
+arms_report = None  # the per-arm run's report sections, when one is shown
 if data.multiarm is not None:
-    compare_section(data)
+    arms_report = compare_section(data)
     st.divider()
     st.header("Any treatment vs control")
 runs = {r.run_id: r for r in common.runner().store.list(fingerprint=fingerprint)}
@@ -166,7 +167,7 @@ with common.guard("Comparing the runs"):
         data=data, runs=runs, chosen=chosen, labels=labels, definition=definition,
         cutoff=cutoff, splits=splits, cuts=cuts, summary=summary, reference=reference,
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
-        ranks=ranks, depth=depth, colors=colors,
+        ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     e3.download_button("Report (one HTML file)", report, "uprank_report.html", "text/html",
                        key="cmp_dl_report", on_click="ignore")

@@ -101,3 +101,37 @@ def test_score_export_and_report_carry_every_arm():
     for text in ("Takeaway", "best-arm rule", "Policies", "everyone: arm 2", "Calibration",
                  "AUUC@30 %"):
         assert text in html
+
+
+def test_comparison_report_adds_the_per_arm_run():
+    from core.runs import multiarm_runs
+    from core.runs.report import comparison_report
+
+    world = make_multiarm_world(1_000, n_arms=2, random_state=2)
+    rng = np.random.default_rng(1)
+    test = pd.DataFrame({"row": np.arange(1, 401), "y": world.y[:400].astype(float),
+                         "t": world.t[:400], "tau_1": rng.normal(size=400),
+                         "tau_2": rng.normal(size=400)})
+    meta = {"arms": world.arms, "design": list(world.design), "model": "Two-model per arm",
+            "trees": 50, "seed": 0, "fit_seconds": 1.0}
+    sections = multiarm_runs.multiarm_sections(meta, test, world, cost=[0.0, 0.0], figures=[])
+    html = comparison_report("t", takeaway="x", several_arms=sections)
+    assert "Several arms: which treatment for whom" in html
+    assert "Not drawn: every arm is free" in html and "everyone: arm 1" in html
+    assert "Several arms" not in comparison_report("t", takeaway="x")
+
+
+def test_hillstrom_three_arms_on_the_data_page(shared_data):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"dataset": "hillstrom_arms", "outcome": "visit"})
+    assert_clean(at.run())
+    arms = next(d.value for d in at.dataframe if "designed share" in d.value.columns)
+    # ../shared/data/SOURCES.md: No E-Mail 21,306, Womens 21,387, Mens 21,307.
+    assert arms["rows"].to_dict() == {"No E-Mail": 21_306, "Womens E-Mail": 21_387,
+                                      "Mens E-Mail": 21_307}
+    p = stats.chisquare([21_306, 21_387, 21_307]).pvalue
+    assert any(f"p = {p:.3f}" in str(s.value) for s in at.success)
+    assert_clean(at.switch_page("pages/train.py").run())
+    assert "Uplift forest per arm (0/1 only)" in at.multiselect(key="ma_models").options
+    assert_clean(at.switch_page("pages/compare.py").run())
+    assert any("No per-arm models yet" in str(i.value) for i in at.info)

@@ -56,10 +56,12 @@ def deciles(ids: tuple, _splits, label: str):
 
 
 def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cuts, summary,
-                   reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500):
+                   reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500,
+                   several_arms=None):
     """A zero-argument callable building the HTML report (run only when the download is
     clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
-    the dataset summary with its SRM test, readable configurations and the takeaway."""
+    the dataset summary with its SRM test, readable configurations and the takeaway;
+    ``several_arms`` (a callable giving a per-arm run's report sections) adds that run."""
     from core.data import hygiene
     from core.evaluation.across_splits import pooling_note
     from core.evaluation.curves import DEFINITIONS
@@ -86,7 +88,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen}),
             notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}.",
                    "auuc": pooling_note(n_splits, bootstrap=True)},
-            cutoff=cutoff, n_boot=n_boot, generated_at=generated_at)
+            cutoff=cutoff, n_boot=n_boot, generated_at=generated_at,
+            several_arms=several_arms() if several_arms is not None else None)
         return html.encode("utf-8")
 
     return build

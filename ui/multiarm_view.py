@@ -100,8 +100,10 @@ def train_section(data: ABData) -> None:
                 common.runner().submit_task(spec, session=common.session_id())
 
 
-def compare_section(data: ABData) -> None:
-    """Compare page: pick a stored per-arm run of this dataset and show what it is worth."""
+def compare_section(data: ABData):
+    """Compare page: pick a stored per-arm run of this dataset and show what it is worth.
+    Returns a zero-argument callable giving that run's report sections (for the page's
+    comparison report), or ``None`` when no run is shown."""
     st.header("Several arms: which treatment for whom")
     runner, sid = common.runner(), common.session_id()
     store = runner.store
@@ -112,13 +114,13 @@ def compare_section(data: ABData) -> None:
         watch_task(runner, job.job_id, sid, key=f"ma_cancel_{job.job_id}")
     runs = multiarm_runs.list_multiarm_runs(store, data.fingerprint())
     if runs.empty and active:
-        return
+        return None
     if runs.empty:
         st.info(arms_caption(data) + " No per-arm models yet: train them on the Train page "
                 "(section *Several arms*).")
         st.page_link("pages/train.py", label="Train per-arm models",
                      icon=":material/model_training:")
-        return
+        return None
     labels = {row.key: f"{row.model} · {row.trees} trees · seed {row.seed}"
               for row in runs.itertuples()}
     key = st.selectbox("Per-arm run", list(labels), key="ma_run", format_func=labels.get)
@@ -126,13 +128,13 @@ def compare_section(data: ABData) -> None:
     if loaded is None:
         st.warning("This run's stored result cannot be read; train it again.",
                    icon=":material/warning:")
-        return
-    draw_result(key, *loaded, data=data)
+        return None
+    return draw_result(key, *loaded, data=data)
 
 
-def draw_result(key: str, meta: dict, frames: dict, *, data: ABData) -> None:
+def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     """Per-arm curves and AUUC, the policy table with cost inputs, the multi-armed Qini
-    curve, calibration, downloads (scores, report)."""
+    curve, calibration, downloads (scores, report); returns the report sections' builder."""
     test, names = frames["test"], meta["arms"]
     st.caption(f"{meta['model']}: evaluated on {len(test):,} test rows, fitted in "
                f"{meta['fit_seconds']:.1f} s. Outcome: {meta['outcome']}.")
@@ -194,6 +196,8 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData) -> None:
             meta, test, data.multiarm, cost=cost, figures=figures,
             generated_at=datetime.now(timezone.utc)).encode("utf-8"),
         "uprank_several_arms_report.html", "text/html", key="ma_dl_report", on_click="ignore")
+    return lambda: multiarm_runs.multiarm_sections(meta, test, data.multiarm, cost=cost,
+                                                   figures=figures)
 
 
 def _tau(test: pd.DataFrame) -> np.ndarray:

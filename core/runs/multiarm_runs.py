@@ -215,14 +215,12 @@ def score_export(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
     return out
 
 
-def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
-                    figures: list, generated_at: Any = None) -> str:
-    """One self-contained HTML report of a per-arm run: takeaway, the experiment's arms and
-    SRM test, per-arm curves and AUUC, the policy table at these ``cost`` s, the
-    multi-armed Qini curve and calibration (``figures``: (heading, plotly figure) pairs),
-    the run's settings (:func:`core.runs.report.html_report`)."""
-    from core.runs.report import html_report
-
+def multiarm_sections(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
+                      figures: list) -> list[tuple[str, list]]:
+    """The report sections of a per-arm run: takeaway, the experiment's arms and SRM test,
+    per-arm curves and AUUC, the policy table at these ``cost`` s, the multi-armed Qini curve
+    and calibration (``figures``: (heading, plotly figure) pairs), the run's settings —
+    :func:`core.runs.report.html_report` content blocks."""
     arms = list(meta["arms"])
     cost = np.asarray(cost, dtype=np.float64)
     policies = policy_table(test, arms, meta["design"], cost)
@@ -244,10 +242,19 @@ def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
         ("Multi-armed Qini curve", [figs.get("Multi-armed Qini curve")
                                     or "Not drawn: every arm is free (cost 0)."]),
         ("Calibration", [figs.get("Calibration by decile")]),
-        ("Run", {"model": meta["model"], "trees": meta["trees"], "seed": meta["seed"],
-                 "test rows": len(test), "fit seconds": round(meta["fit_seconds"], 2)}),
+        ("Per-arm run", [{"model": meta["model"], "trees": meta["trees"],
+                          "seed": meta["seed"], "test rows": len(test),
+                          "fit seconds": round(meta["fit_seconds"], 2)}]),
     ]
-    sections = [(h, [b for b in blocks if b is not None]) if isinstance(blocks, list)
-                else (h, blocks) for h, blocks in sections]
-    return html_report(f"UpRank several arms — {data.name}", sections=sections,
+    return [(h, [b for b in blocks if b is not None]) for h, blocks in sections]
+
+
+def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
+                    figures: list, generated_at: Any = None) -> str:
+    """One self-contained HTML report of a per-arm run (:func:`multiarm_sections`)."""
+    from core.runs.report import html_report
+
+    return html_report(f"UpRank several arms — {data.name}",
+                       sections=multiarm_sections(meta, test, data, cost=cost,
+                                                  figures=figures),
                        generated_at=generated_at)

@@ -679,6 +679,7 @@ def comparison_report(
     level: float = 0.95,
     n_boot: int | None = None,
     generated_at: datetime | str | None = None,
+    several_arms: Sequence[tuple[str, object]] | None = None,
 ) -> str:
     """The comparison of several runs as one HTML file for a stakeholder.
 
@@ -744,6 +745,9 @@ def comparison_report(
         (:func:`~core.runs.takeaway.fmt_p`); without it "< 0.001".
     generated_at : datetime or str, optional
         As in :func:`html_report`.
+    several_arms : sequence of (heading, content), optional
+        A per-arm run of an A/B/n experiment (:func:`core.runs.multiarm_runs.
+        multiarm_sections`): one last section "Several arms", its parts as sub-sections.
 
     Returns
     -------
@@ -794,6 +798,8 @@ def comparison_report(
         else:
             body[k].append(str(text))
     sections = [(REPORT_SECTIONS[k], blocks) for k, blocks in body.items()]
+    if several_arms:
+        sections.append(("Several arms: which treatment for whom", list(several_arms)))
     if extra:
         sections.append(("Notes", extra))
     return html_report(title, sections=sections, generated_at=generated_at)
