@@ -16,6 +16,7 @@ from core.data import (
     datafiles,
     datasets,
     hygiene,
+    large,
     letor,
     multiarm,
     ranking_uploads,
@@ -30,6 +31,7 @@ from core.data.csvio import *  # noqa: F403
 from core.data.datafiles import *  # noqa: F403
 from core.data.datasets import *  # noqa: F403
 from core.data.hygiene import *  # noqa: F403
+from core.data.large import *  # noqa: F403
 from core.data.letor import *  # noqa: F403
 from core.data.multiarm import *  # noqa: F403
 from core.data.ranking_uploads import *  # noqa: F403
@@ -45,6 +47,7 @@ __all__ = [
     *datafiles.__all__,
     *datasets.__all__,
     *hygiene.__all__,
+    *large.__all__,
     *letor.__all__,
     *multiarm.__all__,
     *ranking_uploads.__all__,

@@ -373,7 +373,25 @@ def uplift_curve(
     >>> v.tolist()
     [0.0, 0.0, 0.3333333333333333, -0.6666666666666667, -0.33333333333333337]
     """
-    return UpliftCurves(y, t, score, ties=ties, points=points).curve(definition)
+    return _curves(y, t, score, ties=ties, points=points).curve(definition)
+
+
+def _curves(y, t, score, *, ties: str, points: int = SEPARATE_POINTS) -> UpliftCurves:
+    """:class:`UpliftCurves` of numpy-like input, or of Dask arrays / Series: then the tie
+    runs are counted per partition on the current Dask client and merged exactly
+    (:mod:`core.evaluation._dask`; ``ties="stable"`` computes the columns into memory, as
+    only the whole column has the row order)."""
+    from core.evaluation import _dask
+
+    if _dask.is_dask(y, t, score):
+        check_choice(ties, "ties", TIES)
+        check_positive_int(points, "points")
+        if ties == "average":
+            return _dask.curves_from_counts(*_dask.tie_run_counts(y, t, score), points=points)
+        import dask
+
+        y, t, score = dask.compute(y, t, score)
+    return UpliftCurves(y, t, score, ties=ties, points=points)
 
 
 def auuc(
@@ -400,7 +418,7 @@ def auuc(
         ``nan`` (with an :class:`UndefinedMetricWarning`) when an arm or all responders are
         missing.
     """
-    return UpliftCurves(y, t, score, ties=ties).auuc(definition, cutoff=cutoff)
+    return _curves(y, t, score, ties=ties).auuc(definition, cutoff=cutoff)
 
 
 def auuc_table(
@@ -416,13 +434,15 @@ def auuc_table(
     """AUUC of one ranking for several definitions and cut-offs, from a single sort.
 
     Returns a ``pandas.DataFrame`` indexed by definition with one column per cut-off
-    (labelled ``"AUUC@10%"`` etc.).  With ``above_random=True`` the random baseline's area
+    (labelled ``"AUUC@10%"`` etc.).  ``y``, ``t`` and ``score`` may be Dask arrays or Series
+    (e.g. columns of a Parquet dataset): the table is then computed on the current Dask
+    client from per-partition counts and equals the in-memory table exactly (0/1 outcome).  With ``above_random=True`` the random baseline's area
     (same cut-off) is subtracted, as some authors report it (the paper does not).
     """
     import pandas as pd
 
     cutoffs = check_cutoffs(cutoffs)
-    curves = UpliftCurves(y, t, score, ties=ties)
+    curves = _curves(y, t, score, ties=ties)
     rows = {}
     for name in definitions:
         row = {}
@@ -461,7 +481,7 @@ def auuc_above_random(
     Positive when the ranking beats random targeting.  The paper reports plain AUUC;
     this variant is what scikit-uplift's ``uplift_auc_score`` and Qini coefficients report.
     """
-    curves = UpliftCurves(y, t, score, ties=ties)
+    curves = _curves(y, t, score, ties=ties)
     value = curves.auuc(definition, cutoff=cutoff)
     if np.isnan(value):
         return value

@@ -1,0 +1,197 @@
+r"""Uplift curves of data that live in Dask collections: pieces per partition, merged.
+
+With ``ties="average"`` (the default) every curve, AUUC and table is a function of the
+counts of the four kinds of rows (treated / control × responder / not; for an amount, the
+row counts and outcome sums per arm) in each run of tied scores: inside a run the kernel
+interpolates between the run's ends (:mod:`core.evaluation._kernel`), so the order of the
+rows inside a run never matters.  Those counts merge exactly across partitions:
+
+**exact** (:func:`tie_run_counts`)
+    each partition sorts its own scores and counts its rows per distinct score; the client
+    merges the sorted pieces (a k-way merge: one stable sort of already-sorted runs) and
+    adds the counts of equal scores.  The kernel then runs on rows rebuilt from the counts
+    in ranking order, so a 0/1 outcome gives **bit-for-bit** the in-memory result; an amount
+    agrees to rounding (its sums are added in another order).  The client holds one entry
+    per distinct score — as many as rows for a continuous score, which is what the curve
+    itself needs (a joint curve has ``n + 1`` points).
+
+**binned** (:func:`binned_counts`)
+    scores are cut at fixed edges (default: quantiles from :func:`dask.array.percentile`)
+    and each partition counts its rows per bin: the pieces are tiny and add up exactly, and
+    every bin is treated as one run of ties.  At bin ends the counts are exact; inside a bin
+    the curve follows the chord.  For a count that rises by ``c`` over a bin of ``m`` rows
+    with slope in [0, 1], the chord is off by at most :math:`c(m-c)/m \le \min(c, m/4)`, so
+
+    .. math::
+        |\Delta V(p)| \le \max_b \frac{c^{T}_b(m^{T}_b-c^{T}_b)}{m^{T}_b N_T}
+                      + \max_b \frac{c^{C}_b(m^{C}_b-c^{C}_b)}{m^{C}_b N_C}
+
+    for ``uplift_sep_rel`` (bins of each arm's rows, ``c`` = its responders) and the same
+    with the bins' joint rows for ``uplift_joint_rel``; an AUUC, a mean of ``V`` over the
+    grid, obeys the same bound (:func:`binned_error_bound`).
+
+``ties="stable"`` depends on the order of the rows in the file, which only the whole
+column has: those calls compute the columns into memory and run the in-memory kernel.
+
+Everything runs on the current Dask client (``dask.compute`` uses the default scheduler,
+which is the distributed client once one is created).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core._validation import check_uplift_inputs
+
+__all__ = ["binned_counts", "binned_error_bound", "curves_from_counts", "is_dask",
+           "tie_run_counts"]
+
+
+def is_dask(*arrays: Any) -> bool:
+    """True when any argument is a Dask collection (array, Series, DataFrame)."""
+    return any(type(a).__module__.startswith("dask.") for a in arrays)
+
+
+def _blocks(y: Any, t: Any, score: Any) -> list[tuple]:
+    """Aligned blocks of the three columns as tuples of delayed objects.
+
+    Three Dask Series with the same partitions (columns of one dataframe) give their
+    partitions; otherwise everything becomes a Dask array (numpy input as one chunk, a Series
+    with its chunk sizes computed) and ``y``, ``t`` are rechunked to the score's chunks.
+    """
+    import dask.array as da
+
+    columns = (y, t, score)
+    if all(hasattr(a, "npartitions") for a in columns) and len(
+            {a.npartitions for a in columns}) == 1:
+        lengths = {len(a) for a in columns}
+        if len(lengths) != 1:
+            raise ValueError(f"y, t and score must have the same length; got {sorted(lengths)}.")
+        return list(zip(*(a.to_delayed() for a in columns), strict=True))
+
+    def as_array(a):
+        if hasattr(a, "to_dask_array"):
+            return a.to_dask_array().compute_chunk_sizes()
+        return a if isinstance(a, da.Array) else da.from_array(np.asarray(a), chunks=-1)
+
+    y, t, score = (as_array(a) for a in columns)
+    for name, a in (("y", y), ("t", t), ("score", score)):
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional; got shape {a.shape}.")
+    if not (y.shape[0] == t.shape[0] == score.shape[0]):
+        raise ValueError(f"y, t and score must have the same length; got {y.shape[0]}, "
+                         f"{t.shape[0]} and {score.shape[0]}.")
+    y, t = y.rechunk(score.chunks), t.rechunk(score.chunks)
+    return list(zip(y.to_delayed(), t.to_delayed(), score.to_delayed(), strict=True))
+
+
+def _piece(y: np.ndarray, t: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One partition: its distinct negated scores (ascending) and per score the counts
+    ``[TR, TNR, CR, CNR]`` (0/1 outcome) or ``[n_T, n_C, Σy_T, Σy_C, rows with y ≠ 0]``."""
+    y, t, score = check_uplift_inputs(y, t, score)
+    neg, inverse = np.unique(-score, return_inverse=True)
+    r = neg.shape[0]
+    if y.dtype == np.int8:
+        code = (t << 1 | y).astype(np.int64)
+        counts = np.bincount(inverse * 4 + (3 - code), minlength=4 * r).reshape(r, 4)
+        return neg, counts.astype(np.float64)
+    columns = [np.bincount(inverse, weights=w, minlength=r)
+               for w in (t, 1 - t, y * t, y * (1 - t), (y != 0))]
+    return neg, np.column_stack(columns)
+
+
+def _merge(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Merge sorted pieces: one stable sort of the concatenated (already sorted) runs, then
+    the counts of equal scores added."""
+    neg = np.concatenate([p[0] for p in pieces])
+    counts = np.concatenate([p[1] for p in pieces])
+    order = np.argsort(neg, kind="stable")
+    neg, counts = neg[order], counts[order]
+    starts = np.flatnonzero(np.r_[True, neg[1:] != neg[:-1]])
+    return neg[starts], np.add.reduceat(counts, starts, axis=0)
+
+
+def tie_run_counts(y: Any, t: Any, score: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Distinct negated scores (ascending = ranking order) and the counts per score over all
+    partitions, computed on the current Dask client; ``binary`` says which counts."""
+    import dask
+
+    parts = [dask.delayed(_piece)(*block) for block in _blocks(y, t, score)]
+    pieces = dask.compute(*parts)
+    neg, counts = _merge(list(pieces))
+    return neg, counts, counts.shape[1] == 4
+
+
+def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
+                  edges: Any = None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Counts per score bin (highest bin first), summed over the partitions on the current
+    Dask client.  ``edges`` (ascending) default to ``bins`` quantiles of the score from
+    :func:`dask.array.percentile`; bins are ``(edge_{i-1}, edge_i]``.  Returned as
+    ``(-bin upper edge, counts, binary)`` in the layout of :func:`tie_run_counts`."""
+    import dask
+    import dask.array as da
+
+    blocks = _blocks(y, t, score)
+    if edges is None:
+        arr = score.to_dask_array() if hasattr(score, "to_dask_array") else score
+        arr = arr if isinstance(arr, da.Array) else da.from_array(np.asarray(arr), chunks=-1)
+        edges = da.percentile(arr.astype(np.float64), np.linspace(0, 100, bins + 1)).compute()
+    edges = np.unique(np.asarray(edges, dtype=np.float64))
+
+    def piece(yb, tb, sb):
+        yb, tb, sb = check_uplift_inputs(yb, tb, sb)
+        b = np.searchsorted(edges, sb, side="left")  # 0 … len(edges)
+        return _piece(yb, tb, b.astype(np.float64))
+
+    pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
+    neg, counts = _merge(list(pieces))
+    return neg, counts, counts.shape[1] == 4
+
+
+def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
+                       points: int):
+    """:class:`~core.evaluation.curves.UpliftCurves` (``ties="average"``) of the rows the
+    counts describe, rebuilt in ranking order: inside a run the order of its rows is
+    irrelevant, so each run lists its TR, TNR, CR, CNR rows in that order (an amount: the
+    run's treated sum on its first treated row, the control sum on its first control row)."""
+    from core.evaluation.curves import UpliftCurves
+
+    counts = np.rint(counts[:, :4]).astype(np.int64) if binary else counts
+    if binary:
+        sizes = counts.sum(axis=1)
+        code = np.repeat(np.tile(np.array([3, 2, 1, 0], dtype=np.int8), neg.shape[0]),
+                         counts.ravel())
+        return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
+                                        points=points)
+    n_t = np.rint(counts[:, 0]).astype(np.int64)
+    n_c = np.rint(counts[:, 1]).astype(np.int64)
+    sizes = n_t + n_c
+    code = np.repeat(np.tile(np.array([2, 0], dtype=np.int8), neg.shape[0]),
+                     np.column_stack([n_t, n_c]).ravel())
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    y_sorted = np.zeros(int(sizes.sum()), dtype=np.float64)
+    y_sorted[starts[n_t > 0]] = counts[n_t > 0, 2]
+    y_sorted[(starts + n_t)[n_c > 0]] = counts[n_c > 0, 3]
+    return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
+                                    points=points, y_sorted=y_sorted)
+
+
+def binned_error_bound(counts: np.ndarray, binary: bool = True) -> dict[str, float]:
+    r"""Upper bound on the error of the binned ``uplift_sep_rel`` and ``uplift_joint_rel``
+    curves (and so of their AUUC at any cut-off) against the exact ones, from the bin counts
+    (module docstring): :math:`\max_b c_b(m_b-c_b)/(m_b N)` per arm, added."""
+    if not binary:
+        raise ValueError("The stated bound is for a 0/1 outcome.")
+    tr, tnr, cr, cnr = (counts[:, j] for j in range(4))
+    n_t, n_c = tr.sum() + tnr.sum(), cr.sum() + cnr.sum()
+
+    def worst(c, m, total):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dev = np.where(m > 0, c * (m - c) / m, 0.0)
+        return float(dev.max() / total)
+
+    m_t, m_c, m_joint = tr + tnr, cr + cnr, counts.sum(axis=1)
+    return {"uplift_sep_rel": worst(tr, m_t, n_t) + worst(cr, m_c, n_c),
+            "uplift_joint_rel": worst(tr, m_joint, n_t) + worst(cr, m_joint, n_c)}
