@@ -126,14 +126,18 @@ def check_binary(values: Any, name: str) -> np.ndarray:
     return arr.astype(np.int8)
 
 
-def check_scores(values: Any, name: str = "score", *, n: int | None = None) -> np.ndarray:
-    """Return a 1-d finite ``float64`` array (of length ``n`` if given) or raise."""
+def check_scores(values: Any, name: str = "score", *, n: int | None = None,
+                 keep_float32: bool = False) -> np.ndarray:
+    """Return a 1-d finite ``float64`` array (of length ``n`` if given) or raise.
+    ``keep_float32`` returns float32 input as it is (no upcast: the curve kernel sorts
+    float32 scores faster, and the conversion to float64 is exact anyway)."""
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-d array; got an array of shape {arr.shape}.")
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64, copy=False)
+    if not (keep_float32 and arr.dtype == np.float32):
+        arr = arr.astype(np.float64, copy=False)
     if not np.isfinite(arr).all():
         bad = int((~np.isfinite(arr)).sum())
         raise ValueError(f"{name} must be finite; got {bad} NaN or infinite value(s).")
@@ -157,7 +161,7 @@ def check_outcome(values: Any, name: str = "y") -> np.ndarray:
 
 
 def check_uplift_inputs(
-    y: Any, t: Any, score: Any
+    y: Any, t: Any, score: Any, *, keep_float32: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate the ``(y, t, score)`` triple used by every uplift curve and metric.
 
@@ -166,7 +170,7 @@ def check_uplift_inputs(
     y : ndarray, int8 for a 0/1 outcome, float64 for a continuous one (SPEC §8: the curves
         read as sums of ``y``)
     t : ndarray of int8, 0/1
-    score : ndarray of float64, finite
+    score : ndarray of float64 (float32 kept as it is with ``keep_float32``), finite
     """
     y = check_outcome(y, "y")
     t = check_binary(t, "t")
@@ -174,7 +178,7 @@ def check_uplift_inputs(
         raise ValueError("y must contain at least one row; got an empty array.")
     if t.shape[0] != y.shape[0]:
         raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
-    score = check_scores(score, "score", n=y.shape[0])
+    score = check_scores(score, "score", n=y.shape[0], keep_float32=keep_float32)
     return y, t, score
 
 

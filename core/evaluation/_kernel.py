@@ -24,6 +24,43 @@ import numpy as np
 
 TIES = ("average", "stable")
 
+try:  # compiled loops; the numpy versions below give the same numbers without numba
+    from core.evaluation import _compiled
+except ImportError:  # pragma: no cover - numba is a listed dependency
+    _compiled = None
+
+
+def descending_key32(score: np.ndarray) -> np.ndarray:
+    """uint32 keys of float32 scores that sort ascending where the scores sort descending
+    and tie exactly where they tie (-0.0 and 0.0 included)."""
+    bits = (score + np.float32(0.0)).view(np.uint32)  # x + 0.0 turns -0.0 into 0.0
+    asc = np.where(bits >> np.uint32(31) == 1, ~bits, bits | np.uint32(0x80000000))
+    return ~asc
+
+
+def rank_codes32(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ranking of float32 scores for ``ties="average"``: ``(code_sorted, key_sorted)`` —
+    the row codes in ranking order (any order inside a tie) and ascending uint32 keys that
+    tie where the scores tie (usable wherever ``neg_sorted`` is).  One sort of
+    ``key << 2 | code`` words, no argsort or gather: a radix sort with numba, else NumPy's."""
+    if _compiled is not None:
+        return _compiled.rank_codes32(score, code)
+    words = (descending_key32(score).astype(np.uint64) << np.uint64(2)) | code.astype(np.uint64)
+    words.sort()
+    return (words & np.uint64(3)).astype(np.int8), (words >> np.uint64(2)).astype(np.uint32)
+
+
+def joint_cumulatives(code_sorted: np.ndarray, neg_sorted: np.ndarray,
+                      ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Treated rows, treated responders and responders among the top k (k = 0…n) of a
+    ranking whose rows are coded ``2·t + y``: :func:`cumulative` of each, in one pass."""
+    if _compiled is not None:
+        return _compiled.joint_cumulatives(np.ascontiguousarray(code_sorted),
+                                           np.ascontiguousarray(neg_sorted), ties == "average")
+    runs = tie_runs(neg_sorted, ties)
+    return (cumulative(code_sorted >= 2, runs), cumulative(code_sorted == 3, runs),
+            cumulative((code_sorted & 1).astype(bool), runs))
+
 
 def tie_runs(sorted_score: np.ndarray, ties: str) -> TieRuns | None:
     """The :class:`TieRuns` of a ranking for ``ties="average"``, ``None`` for ``"stable"``."""

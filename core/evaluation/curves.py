@@ -70,7 +70,15 @@ from core._validation import (
     check_uplift_inputs,
 )
 from core.constants import CUTOFFS
-from core.evaluation._kernel import TIES, cumulative, cumulative_at, ranking_order, tie_runs
+from core.evaluation._kernel import (
+    TIES,
+    cumulative,
+    cumulative_at,
+    joint_cumulatives,
+    rank_codes32,
+    ranking_order,
+    tie_runs,
+)
 
 __all__ = [
     "DEFINITIONS",
@@ -173,11 +181,15 @@ class UpliftCurves:
     """
 
     def __init__(self, y, t, score, *, ties: str = "average", points: int = SEPARATE_POINTS):
-        y, t, score = check_uplift_inputs(y, t, score)
+        y, t, score = check_uplift_inputs(y, t, score, keep_float32=True)
         check_choice(ties, "ties", TIES)
         check_positive_int(points, "points")
-        order, neg_sorted = ranking_order(score, ties)
         code, y_values = outcome_code(y, t)
+        if ties == "average" and y_values is None and score.dtype == np.float32:
+            # float32 scores, 0/1 outcome: one radix sort of (score, code) words
+            self._accumulate(*rank_codes32(score, code), ties, int(points))
+            return
+        order, neg_sorted = ranking_order(score.astype(np.float64, copy=False), ties)
         self._accumulate(code[order], neg_sorted, ties, int(points),
                          None if y_values is None else y_values[order])
 
@@ -203,20 +215,24 @@ class UpliftCurves:
         self.ties = ties
         self.points = points
         self.n = int(code.shape[0])
-        t_sorted = code >= 2
-        y_sorted = (code & 1).astype(bool) if y_values is None else y_values
-        self.n_t = int(np.count_nonzero(t_sorted))
-        self.n_c = self.n - self.n_t
-        self.n_responders = int(np.count_nonzero(y_sorted))
         # Joint ranking: cumulative N^T, R^T and R (all responders); N^C = k - N^T and
         # R^C = R - R^T, so three accumulations give the four counts for k = 0..n.
-        runs = tie_runs(neg_sorted, ties)
         self._k = k = np.arange(self.n + 1, dtype=np.float64)
-        self._nt = cumulative(t_sorted, runs)
-        self._rt = cumulative(code == 3 if y_values is None else t_sorted * y_values, runs)
+        if y_values is None:
+            self._nt, self._rt, responders = joint_cumulatives(code, neg_sorted, ties)
+            self.n_responders = int(responders[-1])  # run ends are exact counts
+        else:
+            t_sorted = code >= 2
+            runs = tie_runs(neg_sorted, ties)
+            self._nt = cumulative(t_sorted, runs)
+            self._rt = cumulative(t_sorted * y_values, runs)
+            responders = cumulative(y_values, runs)
+            self.n_responders = int(np.count_nonzero(y_values))
+        self.n_t = int(self._nt[-1])
+        self.n_c = self.n - self.n_t
         self._nc = k - self._nt
-        self._rc = cumulative(y_sorted, runs) - self._rt
-        self._sorted = (t_sorted, y_sorted, neg_sorted)  # for the separate rankings, lazily
+        self._rc = responders - self._rt
+        self._sorted = (code, y_values, neg_sorted)  # for the separate rankings, lazily
         self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
 
@@ -254,10 +270,17 @@ class UpliftCurves:
             return rt / self.n_t - rc / self.n_c
         with np.errstate(divide="ignore", invalid="ignore"):
             if name == "qini_joint_abs":
-                out = rt - rc * (nt / nc)
+                out = np.divide(nt, nc)
+                out *= rc
+                np.subtract(rt, out, out=out)
             else:  # uplift_joint_abs; N^T + N^C = k
-                out = (rt / nt - rc / nc) * self._k
-        out[(nt <= 0) | (nc <= 0)] = 0.0  # undefined ratio at the top: V = 0 (see module doc)
+                out = np.divide(rt, nt)
+                out -= rc / nc
+                out *= self._k
+        # Undefined ratio at the top: V = 0 (see module doc).  N^T and N^C never decrease,
+        # so the rows where one of them is still 0 are a prefix.
+        out[: max(np.searchsorted(nt, 0.0, side="right"),
+                  np.searchsorted(nc, 0.0, side="right"))] = 0.0
         return out
 
     def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
@@ -267,7 +290,9 @@ class UpliftCurves:
             # row order for "stable") — no second sort.  Only the curve's grid points are
             # ever read, so ties are resolved there (cumulative_at).  Built on first use:
             # joint-only callers (the bootstrap) never pay for it.
-            t_sorted, y_sorted, neg_sorted = self._sorted
+            code, y_values, neg_sorted = self._sorted
+            t_sorted = code >= 2
+            y_sorted = (code & 1).astype(bool) if y_values is None else y_values
             for name, mask in (("t", t_sorted), ("c", ~t_sorted)):
                 self._sep[name] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
         cum, neg_sorted = self._sep[arm]
