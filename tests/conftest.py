@@ -31,3 +31,14 @@ def _isolated_env(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("UPRANK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real ``distributed.LocalCluster``: 2 worker processes, 1 thread each, for the
+    tests of the Dask paths; shut down at the end of the session."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit="2GiB") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client

@@ -19,12 +19,9 @@ from core.evaluation._dask import binned_counts, binned_error_bound, curves_from
 from core.evaluation.curves import DEFINITIONS  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="2GiB") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
+@pytest.fixture
+def client(dask_client):
+    return dask_client
 
 
 def _data(n=120_000, seed=0, decimals=2):

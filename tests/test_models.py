@@ -555,3 +555,22 @@ def test_early_stopping_on_a_validation_split_keeps_the_best_round():
     with pytest.raises(ValueError, match="eval_metric must be one of"):
         PointwiseRanker(n_estimators=2).fit(X, rel, qid, eval_set=(Xv, relv, qv),
                                             eval_metric="p@10")
+
+
+def test_block_queries_cover_every_row_once_in_single_arm_blocks():
+    from core.models.lambdamart import uplift_queries
+
+    t = (np.random.default_rng(0).random(10_007) < 0.7).astype(np.int8)
+    order, sizes = uplift_queries(t, "separate", block_rows=1_000, random_state=0)
+    assert np.array_equal(np.sort(order), np.arange(t.size)) and sizes.sum() == t.size
+    assert sizes.size == 2 * 11  # ⌈10,007 / 1,000⌉ blocks, a treated and a control query each
+    start = 0
+    for size in sizes:
+        arms = t[order[start:start + size]]
+        assert (arms == arms[0]).all()
+        start += size
+    # Pairs of consecutive queries are one block: at most block_rows rows.
+    assert (sizes[::2] + sizes[1::2] <= 1_000).all()
+    whole, sizes_all = uplift_queries(t, "separate")
+    assert sizes_all.tolist() == [int(t.sum()), int((t == 0).sum())]
+    assert np.array_equal(whole, np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)])

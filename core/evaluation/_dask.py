@@ -90,13 +90,13 @@ def _blocks(y: Any, t: Any, score: Any) -> list[tuple]:
 def _piece(y: np.ndarray, t: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One partition: its distinct negated scores (ascending) and per score the counts
     ``[TR, TNR, CR, CNR]`` (0/1 outcome) or ``[n_T, n_C, Σy_T, Σy_C, rows with y ≠ 0]``."""
-    y, t, score = check_uplift_inputs(y, t, score)
-    neg, inverse = np.unique(-score, return_inverse=True)
+    y, t, score = check_uplift_inputs(y, t, score, keep_float32=True)
+    neg, inverse = np.unique(-(score + score.dtype.type(0.0)), return_inverse=True)
     r = neg.shape[0]
-    if y.dtype == np.int8:
+    if y.dtype == np.int8:  # int32 counts: 16 bytes per distinct score (+ 4 or 8 for it)
         code = (t << 1 | y).astype(np.int64)
         counts = np.bincount(inverse * 4 + (3 - code), minlength=4 * r).reshape(r, 4)
-        return neg, counts.astype(np.float64)
+        return neg, counts.astype(np.int32)
     columns = [np.bincount(inverse, weights=w, minlength=r)
                for w in (t, 1 - t, y * t, y * (1 - t), (y != 0))]
     return neg, np.column_stack(columns)
@@ -140,14 +140,24 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
         edges = da.percentile(arr.astype(np.float64), np.linspace(0, 100, bins + 1)).compute()
     edges = np.unique(np.asarray(edges, dtype=np.float64))
 
+    n_bins = edges.shape[0] + 1
+
     def piece(yb, tb, sb):
-        yb, tb, sb = check_uplift_inputs(yb, tb, sb)
-        b = np.searchsorted(edges, sb, side="left")  # 0 … len(edges)
-        return _piece(yb, tb, b.astype(np.float64))
+        yb, tb, sb = check_uplift_inputs(yb, tb, sb, keep_float32=True)
+        b = n_bins - 1 - np.searchsorted(edges, sb, side="left")  # highest scores: bin 0
+        if yb.dtype == np.int8:
+            code = (tb << 1 | yb).astype(np.int64)
+            counts = np.bincount(b * 4 + (3 - code), minlength=4 * n_bins).reshape(n_bins, 4)
+            return np.arange(n_bins, dtype=np.float64), counts.astype(np.int32)
+        columns = [np.bincount(b, weights=w, minlength=n_bins)
+                   for w in (tb, 1 - tb, yb * tb, yb * (1 - tb), (yb != 0))]
+        return np.arange(n_bins, dtype=np.float64), np.column_stack(columns)
 
     pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
-    neg, counts = _merge(list(pieces))
-    return neg, counts, counts.shape[1] == 4
+    neg = pieces[0][0]
+    counts = np.sum([p[1] for p in pieces], axis=0, dtype=pieces[0][1].dtype)
+    keep = counts.sum(axis=1) > 0  # empty bins are no runs
+    return neg[keep], counts[keep], counts.shape[1] == 4
 
 
 def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
@@ -158,9 +168,8 @@ def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
     run's treated sum on its first treated row, the control sum on its first control row)."""
     from core.evaluation.curves import UpliftCurves
 
-    counts = np.rint(counts[:, :4]).astype(np.int64) if binary else counts
     if binary:
-        sizes = counts.sum(axis=1)
+        sizes = counts.sum(axis=1, dtype=np.int64)
         code = np.repeat(np.tile(np.array([3, 2, 1, 0], dtype=np.int8), neg.shape[0]),
                          counts.ravel())
         return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
@@ -184,7 +193,7 @@ def binned_error_bound(counts: np.ndarray, binary: bool = True) -> dict[str, flo
     (module docstring): :math:`\max_b c_b(m_b-c_b)/(m_b N)` per arm, added."""
     if not binary:
         raise ValueError("The stated bound is for a 0/1 outcome.")
-    tr, tnr, cr, cnr = (counts[:, j] for j in range(4))
+    tr, tnr, cr, cnr = (counts[:, j].astype(np.float64) for j in range(4))
     n_t, n_c = tr.sum() + tnr.sum(), cr.sum() + cnr.sum()
 
     def worst(c, m, total):

@@ -167,6 +167,13 @@ class LambdaMARTUplift(_LambdaMARTBase):
     k : int, float or None, default=None
         Cut-off of the pcg/dcg/ndcg families: rows (int ≥ 1) or a fraction of each query
         (float in (0, 1]); None = whole query (the paper's choice, §4.3).
+    block_rows : int or None, default=None
+        Queries of at most this many rows: the rows are shuffled (seeded by
+        ``random_state``) and cut into blocks, and each block forms its own queries (its
+        treated and control rows for ``query="separate"``, the block for ``"joint"``).  This
+        is what training on Dask partitions does (a query never spans two partitions); the
+        labels keep the whole training set's normalisation.  None = the paper's queries over
+        all rows.
 {_COMMON_DOC}
 
     Attributes
@@ -184,7 +191,8 @@ class LambdaMARTUplift(_LambdaMARTBase):
     """
 
     def __init__(self, metric: str = "pcg", *, query: str = "separate", labels: str = "abs1",
-                 k: int | float | None = None, n_estimators: int = 500,
+                 k: int | float | None = None, block_rows: int | None = None,
+                 n_estimators: int = 500,
                  learning_rate: float = 0.01, method: str = "auto", bins: int = 256,
                  sigma: float = 1.0, num_leaves: int = 31, min_child_samples: int = 20,
                  subsample: float = 1.0, colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
@@ -208,17 +216,38 @@ class LambdaMARTUplift(_LambdaMARTBase):
             relevance = quantised_relevance(transformed_outcome(y, t))
         else:
             relevance = relevance_labels(y, t, labels=self.labels)
-        if self.query == "separate":
-            order = np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)]
-            sizes = np.array([int(t.sum()), int((t == 0).sum())], dtype=np.int64)
-        else:
-            order = np.arange(t.shape[0])
-            sizes = np.array([t.shape[0]], dtype=np.int64)
+        order, sizes = uplift_queries(t, self.query, block_rows=self.block_rows,
+                                      random_state=self.random_state)
         booster = self._train(params, frame.iloc[order].reset_index(drop=True),
                               relevance[order], n_rounds, callback=callback, group=sizes)
         self.booster_, self.group_sizes_, self.features_ = booster, sizes, info
         self.train_relevance_ = relevance
         return self
+
+
+def uplift_queries(t: np.ndarray, query: str, *, block_rows: int | None = None,
+                   random_state: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row order and query sizes of the uplift queries: the treated then the control rows
+    (``"separate"``) or all rows (``"joint"``); with ``block_rows``, the same inside each
+    block of at most that many shuffled rows (blocks of equal size, ⌈n / block_rows⌉ of
+    them; queries with no rows are dropped)."""
+    from core._validation import as_generator, check_positive_int
+
+    n = t.shape[0]
+    if block_rows is None:
+        blocks = [np.arange(n)]
+    else:
+        block_rows = check_positive_int(block_rows, "block_rows")
+        rows = as_generator(random_state).permutation(n)
+        blocks = np.array_split(rows, -(-n // block_rows))
+    order, sizes = [], []
+    for rows in blocks:
+        parts = ([rows[t[rows] == 1], rows[t[rows] == 0]] if query == "separate" else [rows])
+        for part in parts:
+            if part.size:
+                order.append(part)
+                sizes.append(part.size)
+    return np.concatenate(order), np.asarray(sizes, dtype=np.int64)
 
 
 class LambdaMARTRanker(_LambdaMARTBase):

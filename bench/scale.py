@@ -1,0 +1,214 @@
+"""Benchmark: Criteo-size experiments — the AUUC table of 1M / 14M rows from Parquet, in
+memory and on a Dask LocalCluster, with seconds and peak memory; one curve beside
+scikit-uplift's ``qini_curve``.
+
+Run:  .venv/bin/python -m bench.scale [--rows 1000000 13979592] [--quick] [--workers 2]
+      [--data-dir DIR]
+
+Data: :func:`core.data.write_criteo_like` — the seeded stand-in with Criteo Uplift v2.1's
+schema (13,979,592 rows, 85 % treated, visit 4.7 %), written once per size to
+``<data-dir>/criteo_like_<rows>.parquet`` (one row group per 1M rows) with a model score
+column ``score`` = τ(x) + 0.002·(f0 − 12.6) (float32).  Every measurement runs in a fresh
+Python process and reports its own wall seconds and peak resident memory (``ru_maxrss``;
+the Dask rows add the workers' peak, sampled by ``distributed``'s ``MemorySampler``):
+
+* **Parquet → table**: read ``visit``, ``treatment``, ``score`` with pyarrow in record
+  batches (:func:`core.data.read_parquet_columns`, int8 / float32 kept), then
+  :func:`core.evaluation.auuc_table` (6 definitions × 4 cut-offs);
+* **in memory → table**: the same arrays already loaded; only the table is timed;
+* **Dask exact / binned**: a ``LocalCluster`` (``--workers`` processes, 1 thread each)
+  reads the file with ``dask.dataframe.read_parquet(split_row_groups=True)`` (a partition
+  per row group of 1M rows) and
+  computes the table from per-partition tie-run counts merged on the client (exact), or
+  from 10,000 quantile bins (binned; its stated error bound and the measured error are
+  printed);
+* **curve vs scikit-uplift**: ``uplift_curve(definition="qini_joint_abs")`` against
+  ``sklift.metrics.qini_curve`` on the same float32 / int8 arrays, alternated, best of 3.
+
+Targets (issue 14): Parquet → table at 14M rows ≤ 15 s and ≤ 3 GB; one curve ≥ 4×
+scikit-uplift at 1M and 10M rows.  Times on a shared 2-core machine vary by ±30 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROWS = (1_000_000, 13_979_592)
+
+
+def _peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
+
+
+def _score(block: dict) -> np.ndarray:
+    return block["tau"] + np.float32(0.002) * (block["f0"] - np.float32(12.6))
+
+
+def ensure_file(data_dir: Path, rows: int) -> Path:
+    from core.data import write_criteo_like
+
+    path = data_dir / f"criteo_like_{rows}.parquet"
+    if not path.exists():
+        start = time.perf_counter()
+        write_criteo_like(path, rows, random_state=0, scores={"score": _score})
+        print(f"  wrote {path.name} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return path
+
+
+COLUMNS = ["visit", "treatment", "score"]
+
+
+def child(mode: str, path: str, workers: int) -> dict:
+    """One measurement in this (fresh) process."""
+    from core.data import read_parquet_columns
+    from core.evaluation import auuc_table
+
+    base = _peak_gb()
+    out: dict = {"mode": mode}
+    if mode in ("parquet", "memory"):
+        start = time.perf_counter()
+        cols = read_parquet_columns(path, COLUMNS)
+        loaded = time.perf_counter()
+        table = auuc_table(cols["visit"], cols["treatment"], cols["score"])
+        out["seconds"] = time.perf_counter() - (start if mode == "parquet" else loaded)
+        out["read_seconds"] = loaded - start
+    else:
+        import dask.dataframe as dd
+        from distributed import Client, LocalCluster
+        from distributed.diagnostics import MemorySampler
+
+        from core.evaluation._dask import binned_counts, binned_error_bound, curves_from_counts
+        from core.evaluation.curves import DEFINITIONS
+
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit="4GiB") as cluster, \
+                Client(cluster):
+            sampler = MemorySampler()
+            frame = dd.read_parquet(path, columns=COLUMNS, split_row_groups=True)
+            with sampler.sample("run", interval=0.1):
+                start = time.perf_counter()
+                if mode == "dask_exact":
+                    table = auuc_table(frame["visit"], frame["treatment"], frame["score"])
+                else:
+                    neg, counts, binary = binned_counts(frame["visit"], frame["treatment"],
+                                                        frame["score"], bins=10_000)
+                    curves = curves_from_counts(neg, counts, binary, points=100)
+                    out["bound"] = binned_error_bound(counts)
+                    table = {d: [curves.auuc(d, cutoff=c) for c in (0.1, 0.3, 0.5, 1.0)]
+                             for d in DEFINITIONS}
+                out["seconds"] = time.perf_counter() - start
+            series = sampler.to_pandas()
+            out["cluster_gb"] = float(series.max().iloc[0]) / 1e9
+            out["partitions"] = frame.npartitions
+    out["peak_gb"] = _peak_gb()
+    out["import_gb"] = base
+    out["table"] = (table.to_dict(orient="index") if hasattr(table, "to_dict")
+                    else table)
+    return out
+
+
+def measure(mode: str, path: Path, workers: int) -> dict:
+    done = subprocess.run([sys.executable, "-m", "bench.scale", "--child", mode,
+                           "--path", str(path), "--workers", str(workers)],
+                          capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parents[1])
+    if done.returncode:
+        raise RuntimeError(f"{mode} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def curve_speed(rows: int, repeats: int = 3) -> tuple[float, float]:
+    """Best-of seconds of our qini_joint_abs curve and scikit-uplift's qini_curve, alternated
+    on the same arrays (float32 score, int8 arms and outcomes)."""
+    import warnings
+
+    from sklift.metrics import qini_curve
+
+    from core.evaluation import uplift_curve
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(rows) < 0.047).astype(np.int8)
+    t = (rng.random(rows) < 0.85).astype(np.int8)
+    s = rng.random(rows).astype(np.float32)
+    uplift_curve(y[:1000], t[:1000], s[:1000], definition="qini_joint_abs")  # compile
+    ours, theirs = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            uplift_curve(y, t, s, definition="qini_joint_abs")
+            ours.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            qini_curve(y, s, t)
+            theirs.append(time.perf_counter() - start)
+    return min(ours), min(theirs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=list(ROWS))
+    parser.add_argument("--quick", action="store_true", help="1M rows only, no 10M curve")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--path", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.path, args.workers), default=float))
+        return
+    from core.data import cache_dir
+
+    data_dir = args.data_dir or cache_dir() / "bench"
+    sizes = [1_000_000] if args.quick else args.rows
+    print("## UpRank at Criteo size: the AUUC table from Parquet, in memory and on Dask\n")
+    print(f"`python -m bench.scale{' --quick' if args.quick else ''}` — Criteo-like stand-in "
+          f"(core.data.make_criteo_like, seed 0), {args.workers} Dask workers × 1 thread; "
+          "each row a fresh process (seconds: wall; memory: peak RSS of the process, and of "
+          "the whole LocalCluster for Dask).\n")
+    print("| rows | path | seconds | peak memory (process) | peak memory (cluster) | "
+          "partitions | same table as in memory |")
+    print("|---:|---|---:|---:|---:|---:|---|")
+    notes = []
+    for rows in sizes:
+        path = ensure_file(data_dir, rows)
+        results = {mode: measure(mode, path, args.workers)
+                   for mode in ("parquet", "memory", "dask_exact", "dask_binned")}
+        ref = results["memory"]["table"]
+        for mode, label in (("parquet", "Parquet → table (pyarrow batches)"),
+                            ("memory", "in memory → table"),
+                            ("dask_exact", "Dask LocalCluster, exact"),
+                            ("dask_binned", "Dask LocalCluster, 10,000 bins")):
+            r = results[mode]
+            if mode == "dask_binned":
+                worst = max(abs(r["table"][d][i] - list(ref[d].values())[i])
+                            for d in ("uplift_sep_rel", "uplift_joint_rel") for i in range(4))
+                same = (f"max |error| {worst:.1e} (rel. definitions; bound "
+                        f"{r['bound']['uplift_sep_rel']:.1e} / "
+                        f"{r['bound']['uplift_joint_rel']:.1e})")
+            else:
+                same = "yes" if r["table"] == ref else "NO"
+            cluster = f"{r['cluster_gb']:.2f} GB" if "cluster_gb" in r else "—"
+            print(f"| {rows:,} | {label} | {r['seconds']:.2f} | {r['peak_gb']:.2f} GB | "
+                  f"{cluster} | {r.get('partitions', '—')} | {same} |")
+        notes.append(f"{rows:,} rows: reading the three columns took "
+                     f"{results['parquet']['read_seconds']:.2f} s of the Parquet row.")
+    print("\n" + " ".join(notes) + "\n")
+    print("### One curve (qini_joint_abs) vs scikit-uplift's qini_curve, same arrays\n")
+    print("| rows | ours (s) | scikit-uplift (s) | ratio |")
+    print("|---:|---:|---:|---:|")
+    for rows in ([1_000_000] if args.quick else [1_000_000, 10_000_000]):
+        ours, theirs = curve_speed(rows)
+        print(f"| {rows:,} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.1f}× |")
+    print("\nTargets: Parquet → table at 14M rows ≤ 15 s and ≤ 3 GB; curve ≥ 4× scikit-uplift.")
+
+
+if __name__ == "__main__":
+    main()
