@@ -152,17 +152,64 @@ def curve_speed(rows: int, repeats: int = 3) -> tuple[float, float]:
     return min(ours), min(theirs)
 
 
+def train_rounds(rows: int, rounds: int, threads: int) -> dict:
+    """Seconds per boosting round on ``rows`` stand-in rows (Abs1 labels): the tree-building
+    floor (trivial objective ``grad = pred − label``, ``hess = 1``) and LambdaMART-PCG with the
+    paper's separate queries (treated rows, control rows) — same data, same trees."""
+    import lightgbm as lgb
+
+    from core.data import make_criteo_like
+    from core.evaluation import relevance_labels
+    from core.models.lambdamart import uplift_queries
+    from core.objectives import lightgbm_objective
+
+    d = make_criteo_like(rows, random_state=0)
+    order, sizes = uplift_queries(d.t, "separate")
+    X = d.X.to_numpy()[order]
+    label = relevance_labels(d.y, d.t, labels="abs1")[order]
+    del d
+    data = lgb.Dataset(X, label, group=sizes, free_raw_data=False).construct()
+    base = {"metric": "None", "verbose": -1, "num_threads": threads, "learning_rate": 0.1,
+            "num_leaves": 31, "deterministic": True, "seed": 0}
+
+    def trivial(preds, train):
+        return preds - train.get_label(), np.ones_like(preds)
+
+    objectives = {"floor": trivial, "pcg": lightgbm_objective("pcg", method="binned")}
+    seconds: dict = {name: [] for name in objectives}
+    for _ in range(2):  # alternated
+        for name, objective in objectives.items():
+            start = time.perf_counter()
+            lgb.train({**base, "objective": objective}, data, num_boost_round=rounds)
+            seconds[name].append((time.perf_counter() - start) / rounds)
+    return {name: min(v) for name, v in seconds.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=list(ROWS))
     parser.add_argument("--quick", action="store_true", help="1M rows only, no 10M curve")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--train", type=int, default=0, metavar="ROWS",
+                        help="only time boosting rounds on ROWS rows (floor vs PCG)")
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--path", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.path, args.workers), default=float))
+        return
+    if args.train:
+        per = train_rounds(args.train, args.rounds, 1)
+        print(f"## Boosting rounds on {args.train:,} stand-in rows (1 thread, 31 leaves, best "
+              f"of 2 × {args.rounds} rounds)\n")
+        print("| objective | seconds per round | × floor |")
+        print("|---|---:|---:|")
+        for name, label in (("floor", "floor (trivial objective)"),
+                            ("pcg", "LambdaMART-PCG, separate queries (binned λ engine)")):
+            print(f"| {label} | {per[name]:.2f} | {per[name] / per['floor']:.2f} |")
+        print("\nTarget: ≤ 2× the floor.")
         return
     from core.data import cache_dir
 

@@ -671,15 +671,15 @@ def test_uplift_world_is_a_randomised_test_with_known_effect():
 
 def test_dataset_registry_and_dispatcher():
     assert list(DATASETS) == ["world", "hillstrom", "hillstrom_arms", "multiarm_world",
-                             "information", "paper_simulation"]
+                             "criteo_like", "criteo", "information", "paper_simulation"]
     for spec in DATASETS.values():
         assert spec.label and callable(spec.loader)
     a, b = load_dataset("world", n=1_000), load_dataset("world", n=1_000)
     assert a is not b and a.fingerprint() == b.fingerprint() and a.n == 1_000
     sim = load_dataset("paper_simulation", scenario="more_control", n=1_000)
     assert (sim.n_treated, sim.n_control) == (100, 900)
-    with pytest.raises(ValueError, match="key must be one of 'world'.*got 'criteo'"):
-        load_dataset("criteo")
+    with pytest.raises(ValueError, match="key must be one of 'world'.*got 'criteo_full'"):
+        load_dataset("criteo_full")
     with pytest.raises(ValueError, match=r"load_dataset\('world'\) options must be among "
                                          r"n, random_state; got arm"):
         load_dataset("world", arm="womens")

@@ -40,6 +40,7 @@ from core.data.datafiles import (
     REGISTRY,
     fetch_data_file,
 )
+from core.data.large import load_criteo, make_criteo_like
 from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
@@ -331,6 +332,21 @@ DATASETS: dict[str, DatasetSpec] = {
          "random_state": (0, 1, 2, 3, 4)},
         description="Simulated A/B/n campaign: a control and three offers whose effects "
                     "differ by customer, each with a cost; works offline.",
+    ),
+    "criteo_like": DatasetSpec(
+        "criteo_like", "Criteo-size stand-in (synthetic, Criteo Uplift v2.1's schema)",
+        lambda n_rows=1_000_000, random_state=0: make_criteo_like(
+            int(n_rows), random_state=int(random_state)),
+        {"n_rows": (1_000_000, 100_000, 13_979_592), "random_state": (0, 1, 2)},
+        description="Twelve float32 features, 85 % treated, visit 4.7 %, a known effect on "
+                    "visits; 13,979,592 rows is Criteo's full size (about 1 GB in memory).",
+    ),
+    "criteo": DatasetSpec(
+        "criteo", "Criteo Uplift v2.1 (Criteo AI Lab; 13,979,592 rows, file needed)",
+        load_criteo, {"outcome": ("visit", "conversion")}, needs_file=True,
+        description="The largest public uplift benchmark: put Criteo's "
+                    "criteo-research-uplift-v2.1.csv.gz in the data directory (converted to "
+                    "Parquet once). CC BY-NC-SA 4.0, non-commercial.",
     ),
     "information": DatasetSpec(
         "information", "Insurance offer (R package Information)", load_information,

@@ -42,8 +42,9 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_ROWS", "iter_criteo_like",
-           "make_criteo_like", "parquet_summary", "read_parquet_columns", "write_criteo_like"]
+__all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "criteo_parquet",
+           "iter_criteo_like", "load_criteo", "make_criteo_like", "parquet_summary",
+           "read_parquet_columns", "write_criteo_like"]
 
 #: Rows of Criteo Uplift v2.1.
 CRITEO_ROWS = 13_979_592
@@ -244,3 +245,108 @@ def parquet_summary(path: str | Path, *, treatment: str, outcome: str) -> dict[s
             "treated share": float(treated.mean()),
             "outcome treated": float(y[treated].mean()),
             "outcome control": float(y[~treated].mean())}
+
+
+#: The publisher's file (Criteo AI Lab, https://ailab.criteo.com/criteo-uplift-prediction-dataset/).
+CRITEO_FILE = "criteo-research-uplift-v2.1.csv.gz"
+CRITEO_URL = "http://go.criteo.net/criteo-research-uplift-v2.1.csv.gz"
+
+
+def criteo_parquet(*, path: str | Path | None = None, data_dir: str | Path | None = None,
+                   allow_download: bool = False) -> Path:
+    """The real Criteo Uplift v2.1 data as a Parquet file in the cache, converted once from
+    the publisher's CSV (``criteo-research-uplift-v2.1.csv.gz``, 13,979,592 rows).
+
+    The CSV is looked for at ``path``, else in ``data_dir`` / the data directories; with
+    ``allow_download`` it is downloaded from :data:`CRITEO_URL` (about 300 MB).  Criteo
+    publishes no checksum, so the first copy's SHA-256 is recorded beside the Parquet file
+    (``.sha256``) and a later copy with another checksum is refused; the conversion streams
+    the CSV with pyarrow (features float32, arms and outcomes int8) and checks the column
+    names and the row count.
+
+    Raises
+    ------
+    DataError
+        No copy found (the message says where to get it and names the offline stand-in
+        :func:`make_criteo_like`), another copy than the recorded one, wrong columns.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    from core.data.datafiles import cache_dir, data_dir_candidates, sha256_file
+
+    candidates = ([Path(path)] if path is not None else
+                  [Path(d) / CRITEO_FILE for d in ([Path(data_dir)] if data_dir is not None
+                                                    else data_dir_candidates())])
+    source = next((p for p in candidates if p.is_file()), None)
+    target = cache_dir() / "criteo" / "criteo-uplift-v2.1.parquet"
+    if source is None and target.is_file():
+        return target
+    if source is None and allow_download:
+        import urllib.request
+
+        source = cache_dir() / "criteo" / CRITEO_FILE
+        source.parent.mkdir(parents=True, exist_ok=True)
+        tmp = source.with_name(source.name + ".part")
+        try:
+            urllib.request.urlretrieve(CRITEO_URL, tmp)  # noqa: S310 - the publisher's URL
+        except OSError as exc:
+            raise DataError(f"Downloading Criteo's file from {CRITEO_URL} failed ({exc}).") \
+                from None
+        tmp.replace(source)
+    if source is None:
+        raise DataError(
+            f"The Criteo Uplift v2.1 file {CRITEO_FILE!r} is not on this machine (looked in "
+            f"{', '.join(str(c.parent) for c in candidates)}). Download it from Criteo AI Lab "
+            f"({CRITEO_URL}, CC BY-NC-SA 4.0) into one of those folders — or use the seeded "
+            "stand-in with its schema and rates (make_criteo_like / 'Criteo-size stand-in').")
+    digest = sha256_file(source)
+    recorded = target.with_suffix(".sha256")
+    if recorded.is_file() and recorded.read_text().strip() != digest:
+        raise DataError(f"{source} (SHA-256 {digest[:12]}…) is not the copy converted before "
+                        f"(SHA-256 {recorded.read_text().strip()[:12]}…); remove {target.parent} "
+                        "to convert this one.")
+    if target.is_file() and recorded.is_file():
+        return target
+    types = {**{f: pa.float32() for f in CRITEO_FEATURES},
+             **{c: pa.int8() for c in ("treatment", "conversion", "visit", "exposure")}}
+    try:
+        reader = pcsv.open_csv(source, convert_options=pcsv.ConvertOptions(column_types=types))
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DataError(f"{source} cannot be read as Criteo's CSV: {exc}") from None
+    missing = sorted(set(types) - set(reader.schema.names))
+    if missing:
+        raise DataError(f"{source} lacks Criteo's column(s) {', '.join(missing)}.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".part")
+    with pq.ParquetWriter(tmp, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+    tmp.replace(target)
+    recorded.write_text(digest + "\n")
+    return target
+
+
+def load_criteo(outcome: str = "visit", *, path: str | Path | None = None,
+                data_dir: str | Path | None = None, allow_download: bool = False) -> ABData:
+    """Criteo Uplift v2.1 (13,979,592 rows) as :class:`ABData`: features ``f0 … f11``
+    (float32), ``t`` = treatment, ``y`` = ``outcome`` (``visit`` or ``conversion``), the other
+    outcome and ``exposure`` in ``extra`` — read from the Parquet copy of
+    :func:`criteo_parquet` in column batches."""
+    from core._validation import check_choice
+
+    check_choice(outcome, "outcome", ("visit", "conversion"))
+    file = criteo_parquet(path=path, data_dir=data_dir, allow_download=allow_download)
+    other = "conversion" if outcome == "visit" else "visit"
+    cols = read_parquet_columns(file, [*CRITEO_FEATURES, "treatment", outcome, other,
+                                       "exposure"])
+    X = pd.DataFrame({f: cols.pop(f) for f in CRITEO_FEATURES}, copy=False)
+    n = len(X)
+    note = [] if n == CRITEO_ROWS else [
+        f"This copy has {n:,} rows; Criteo Uplift v2.1 has {CRITEO_ROWS:,}."]
+    return ABData(X=X, y=cols[outcome], t=cols["treatment"], warnings=note,
+                  extra={other: cols[other], "exposure": cols["exposure"]},
+                  name=f"Criteo Uplift v2.1 — {outcome}",
+                  description="Diemert, Betlei, Renaudin & Amini (2018), Criteo AI Lab; "
+                              "CC BY-NC-SA 4.0 (non-commercial).")

@@ -120,6 +120,7 @@ def designed_treated_share(key: str | None,
     hillstrom, arm any            2/3    both e-mail arms (two thirds) vs no e-mail
     hillstrom_arms                2/3    all three arms: any e-mail vs no e-mail
     multiarm_world                3/4    control and three arms, a quarter each
+    criteo_like                   0.85   Criteo's treatment share
     paper_simulation              0.5, 0.9 or 0.1 (|T| fixed by the scenario, §4.2)
     information, uploads          None   not documented
     ============================  =====  ====================================================
@@ -129,6 +130,9 @@ def designed_treated_share(key: str | None,
     opts = dict(options)
     if key == "world":
         return 0.5, "The uplift world treats each row with probability 50 %."
+    if key == "criteo_like":
+        return 0.85, ("The Criteo-like stand-in treats each row with probability 85 %, as "
+                      "Criteo's test did.")
     if key == "multiarm_world":
         return 0.75, ("The multi-arm world gives each of its four arms a quarter of the rows: "
                       "3/4 get one of the three treatments.")
