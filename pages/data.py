@@ -10,7 +10,8 @@ from ui.glossary import GLOSSARY
 
 st.title("Data")
 common.select_current_source()  # the boxes show the current dataset (also after a reload)
-bench_tab, upload_tab = st.tabs(["Benchmark datasets", "Upload an A/B CSV"])
+bench_tab, upload_tab, file_tab = st.tabs(["Benchmark datasets", "Upload an A/B CSV",
+                                           "Large file by path (millions of rows)"])
 
 with bench_tab:
     key = st.selectbox("Dataset", list(datasets.DATASETS), key="data_key",
@@ -82,6 +83,43 @@ with upload_tab:
         if c6.button("Reopen", key="data_reopen"):
             with common.guard("Reopening the upload"):
                 common.set_data(common.load_stored_upload(earlier))
+
+with file_tab:
+    st.caption("For millions of rows (Criteo has 14 million): give the path of a Parquet or CSV "
+               "file on this computer or a mounted drive. Nothing is uploaded or copied; only "
+               "the columns needed are read, in batches, with features as float32. Treatment "
+               "and outcome must be coded 0/1.")
+    if st.button("Create a 1M-row Criteo-like Parquet file to try this", key="data_file_demo"):
+        with common.guard("Writing the test file"):
+            st.session_state["data_file_path"] = str(common.demo_parquet())
+    common.remember("data_file_path", "")
+    path = st.text_input("Path of a Parquet or CSV file", key="data_file_path",
+                         placeholder="/data/criteo-uplift-v2.1.parquet").strip()
+    if path:
+        with common.guard("Reading the file"):
+            columns = common.file_columns(path)
+            guess = datasets.guess_columns(columns)
+            c1, c2 = st.columns(2)
+            treatment = c1.selectbox("Treatment column (0/1)", columns, key="data_file_t",
+                                     index=columns.index(guess["treatment"])
+                                     if guess["treatment"] in columns else 0)
+            outcome = c2.selectbox("Outcome column (0/1)", columns, key="data_file_y",
+                                   index=columns.index(guess["outcome"])
+                                   if guess["outcome"] in columns else min(1, len(columns) - 1))
+            if path.lower().endswith((".parquet", ".pq")):
+                info = common.file_summary(path, treatment, outcome)
+                m = st.columns(5)
+                m[0].metric("Rows", f"{info['rows']:,}")
+                m[1].metric("Columns", f"{len(info['columns']):,}")
+                m[2].metric("Size on disk", f"{info['bytes'] / 1e6:,.0f} MB")
+                m[3].metric("Treated share", f"{info['treated share']:.1%}")
+                m[4].metric("Effect on the outcome (ATE)",
+                            f"{info['outcome treated'] - info['outcome control']:+.2%}")
+                st.caption("Read from the file's metadata and its two arm / outcome columns "
+                           "only; the features are read when you use the file.")
+            if st.button("Use this file", type="primary", key="data_file_use"):
+                common.set_data(common.load_file(path, treatment, outcome),
+                                file=(path, treatment, outcome))
 
 data = common.current_data()
 st.divider()

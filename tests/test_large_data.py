@@ -120,3 +120,24 @@ def test_missing_criteo_file_names_the_stand_in(tmp_path):
 
     with pytest.raises(DataError, match="make_criteo_like"):
         load_criteo(data_dir=tmp_path)
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_an_ab_file_by_path_reads_float32_features(tmp_path, suffix):
+    from core.data import file_columns, load_ab_file
+
+    d = make_criteo_like(3_000, random_state=4)
+    frame = d.X.assign(treatment=d.t, visit=d.y, name="x")  # a text column is skipped
+    path = tmp_path / f"ab{suffix}"
+    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    assert file_columns(path)[-3:] == ["treatment", "visit", "name"]
+    got = load_ab_file(path, treatment="treatment", outcome="visit")
+    assert list(got.X.columns) == list(d.X.columns) and (got.X.dtypes == np.float32).all()
+    np.testing.assert_array_equal(got.y, d.y)
+    np.testing.assert_array_equal(got.X.to_numpy(), d.X.to_numpy())
+    with pytest.raises(DataError, match="'arm' \\(treatment\\) is not in"):
+        load_ab_file(path, treatment="arm", outcome="visit")
+    with pytest.raises(DataError, match="must be coded 0/1"):
+        load_ab_file(path, treatment="treatment", outcome="f0")
+    with pytest.raises(DataError, match="No file at"):
+        load_ab_file(tmp_path / "nope.parquet", treatment="t", outcome="y")

@@ -296,3 +296,27 @@ def test_train_settings_survive_a_visit_to_another_page():
     assert at.radio(key="train_scheme").value == "repeated"
     assert at.number_input(key="train_repeats").value == 5
     assert at.selectbox(key="train_metric").value == "ndcg"
+
+
+def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
+    from core.data import make_criteo_like
+
+    d = make_criteo_like(20_000, random_state=2)
+    path = tmp_path / "big.parquet"
+    d.X.assign(treatment=d.t, visit=d.y).to_parquet(path)
+    at = run_page()
+    at.text_input(key="data_file_path").set_value(str(path))
+    assert_clean(at.run())
+    assert at.selectbox(key="data_file_t").value == "treatment"
+    assert at.selectbox(key="data_file_y").value == "visit"
+    assert at.metric[0].value == "20,000"
+    assert at.metric[3].value == f"{d.t.mean():.1%}"
+    assert_clean(at.button(key="data_file_use").click().run())
+    assert at.query_params["file"] == [str(path)] or at.query_params["file"] == str(path)
+    assert "Current dataset: big.parquet" in texts(at.subheader)
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)  # a reload / shared link
+    again.query_params.update({"file": str(path), "file_treatment": "treatment",
+                               "file_outcome": "visit"})
+    assert "Current dataset: big.parquet" in texts(assert_clean(again.run()).subheader)
+    at.text_input(key="data_file_path").set_value(str(tmp_path / "missing.parquet"))
+    assert_only_error(at.run(), "No file at")

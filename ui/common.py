@@ -105,6 +105,33 @@ def load_stored_upload(fingerprint: str) -> ABData:
     return datasets.load_upload(fingerprint)
 
 
+@st.cache_resource(show_spinner="Reading the file in column batches…", max_entries=1)
+def load_file(path: str, treatment: str, outcome: str) -> ABData:
+    """A large Parquet / CSV file read by path (:func:`core.data.load_ab_file`); kept as a
+    resource (one at a time, not copied per session: it may hold millions of rows)."""
+    return datasets.load_ab_file(path, treatment=treatment, outcome=outcome)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def file_columns(path: str) -> list[str]:
+    return datasets.file_columns(path)
+
+
+@st.cache_data(show_spinner="Reading the arm and outcome columns…", max_entries=8)
+def file_summary(path: str, treatment: str, outcome: str) -> dict:
+    return datasets.parquet_summary(path, treatment=treatment, outcome=outcome)
+
+
+def demo_parquet():
+    """A 1M-row Criteo-like Parquet file in the cache (written once), to try the large-file
+    path without one of your own."""
+    path = datasets.cache_dir() / "demo" / "criteo_like_1000000.parquet"
+    if not path.exists():
+        with st.spinner("Writing 1,000,000 rows…"):
+            datasets.write_criteo_like(path, 1_000_000, random_state=0)
+    return path
+
+
 def current_data() -> ABData:
     """The dataset chosen on the Data page; in a new session the one the URL names, else the
     embedded default world.  Also puts the choice back into the URL if a page switch
@@ -139,11 +166,15 @@ def _choice() -> DatasetChoice:
     return state["data_choice"]
 
 
-def set_data(data: ABData, *, source: tuple[str, tuple] | None = None) -> None:
+def set_data(data: ABData, *, source: tuple[str, tuple] | None = None,
+             file: tuple[str, str, str] | None = None) -> None:
     """Make ``data`` the current dataset: ``source`` = ``(key, options)`` of a listed dataset,
-    ``None`` for an upload (named in the URL by its fingerprint)."""
+    ``file`` = ``(path, treatment, outcome)`` of a large file, neither for an upload (named
+    in the URL by its fingerprint)."""
     if source is not None:
         choice = DatasetChoice.listed(source[0], source[1])
+    elif file is not None:
+        choice = DatasetChoice(file=tuple(file))
     else:
         choice = DatasetChoice(upload=data.fingerprint())
     st.session_state["data"] = data
@@ -172,6 +203,9 @@ def _open_from_url() -> None:
         choice = DatasetChoice.from_params(st.query_params.to_dict())
         if choice is not None and choice.upload is not None:
             set_data(load_stored_upload(choice.upload))
+            return
+        if choice is not None and choice.file is not None:
+            set_data(load_file(*choice.file), file=choice.file)
             return
         if choice is not None:
             set_data(load_benchmark(choice.key, choice.options),

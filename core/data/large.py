@@ -43,8 +43,8 @@ import pandas as pd
 from core.data.abdata import ABData, DataError
 
 __all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "criteo_parquet",
-           "iter_criteo_like", "load_criteo", "make_criteo_like", "parquet_summary",
-           "read_parquet_columns", "write_criteo_like"]
+           "file_columns", "iter_criteo_like", "load_ab_file", "load_criteo",
+           "make_criteo_like", "parquet_summary", "read_parquet_columns", "write_criteo_like"]
 
 #: Rows of Criteo Uplift v2.1.
 CRITEO_ROWS = 13_979_592
@@ -350,3 +350,79 @@ def load_criteo(outcome: str = "visit", *, path: str | Path | None = None,
                   name=f"Criteo Uplift v2.1 — {outcome}",
                   description="Diemert, Betlei, Renaudin & Amini (2018), Criteo AI Lab; "
                               "CC BY-NC-SA 4.0 (non-commercial).")
+
+
+def file_columns(path: str | Path) -> list[str]:
+    """Column names of a Parquet or CSV file, read from its metadata / header only."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"No file at {path}. Give the full path of a Parquet or CSV file.")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return list(pq.ParquetFile(path).schema_arrow.names)
+        return list(pcsv.open_csv(path).schema.names)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DataError(f"{path.name} cannot be read as Parquet or CSV: {exc}") from None
+
+
+def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
+                 features: Sequence[str] | None = None) -> ABData:
+    """An A/B test from a large Parquet or CSV file given by path, read with pyarrow in
+    column batches: the numeric feature columns as float32 (default: every numeric column
+    but treatment and outcome), ``t`` and ``y`` coded 0/1.  A CSV is streamed (never parsed
+    into one pandas frame).
+
+    Raises
+    ------
+    DataError
+        No such file, not Parquet / CSV, a missing column, a treatment or outcome that is not
+        0/1, missing values, no numeric feature.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    names = file_columns(path)
+    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
+        if col not in names:
+            raise DataError(f"Column {col!r} ({what}) is not in {path.name}; its columns are "
+                            f"{', '.join(names)}.")
+    parquet = path.suffix.lower() in (".parquet", ".pq")
+    schema = pq.ParquetFile(path).schema_arrow if parquet else pcsv.open_csv(path).schema
+    if features is None:
+        features = [f.name for f in schema if f.name not in (treatment, outcome)
+                    and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type))]
+    if not features:
+        raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
+                        f"{outcome!r}.")
+    wanted = [*features, treatment, outcome]
+    if parquet:
+        cols = read_parquet_columns(path, wanted, dtypes={treatment: np.float64,
+                                                          outcome: np.float64})
+    else:
+        parts: dict[str, list] = {c: [] for c in wanted}
+        reader = pcsv.open_csv(path, convert_options=pcsv.ConvertOptions(
+            include_columns=wanted,
+            column_types={**{f: pa.float32() for f in features},
+                          treatment: pa.float64(), outcome: pa.float64()}))
+        for batch in reader:
+            for c in wanted:
+                col = batch.column(c)
+                if col.null_count:
+                    raise DataError(f"Column {c!r} of {path.name} has missing values.")
+                parts[c].append(col.to_numpy(zero_copy_only=False))
+        cols = {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}
+    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
+        if not np.isin(cols[col], (0, 1)).all():
+            raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
+                            f"holds other values such as {np.setdiff1d(cols[col], [0, 1])[0]:g}.")
+    X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features}, copy=False)
+    return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
+                  name=path.name, description=f"Read from {path} ({path.stat().st_size:,} "
+                                              "bytes) in column batches.",
+                  source_columns={"treatment": treatment, "outcome": outcome})

@@ -36,7 +36,8 @@ __all__ = ["DATASET_PARAMS", "DatasetChoice", "assumed_treated_share",
 #: Every query parameter a dataset choice may write: ``dataset``, ``upload`` and the option
 #: names of every listed dataset.  Setting a new choice removes all of them first.
 DATASET_PARAMS: frozenset[str] = frozenset(
-    {"dataset", "upload", *(name for spec in DATASETS.values() for name in spec.options)})
+    {"dataset", "upload", "file", "file_treatment", "file_outcome",
+     *(name for spec in DATASETS.values() for name in spec.options)})
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
@@ -50,12 +51,15 @@ def _last(value: Any) -> str:
 @dataclass(frozen=True)
 class DatasetChoice:
     """A listed dataset (``key`` of :data:`~core.data.datasets.DATASETS` and its ``options``
-    as ``(name, value)`` pairs in the spec's order, every option present) or a stored upload
-    (``upload``: its fingerprint; ``key`` is None)."""
+    as ``(name, value)`` pairs in the spec's order, every option present), a stored upload
+    (``upload``: its fingerprint; ``key`` is None) or a large file read by path (``file`` =
+    ``(path, treatment column, outcome column)``; URL ``?file=…&file_treatment=…&
+    file_outcome=…``)."""
 
     key: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
     upload: str | None = None
+    file: tuple[str, str, str] | None = None
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> DatasetChoice | None:
@@ -70,6 +74,16 @@ class DatasetChoice:
         """
         key = _last(params["dataset"]) if "dataset" in params else None
         upload = _last(params["upload"]) if "upload" in params else None
+        if "file" in params:
+            if key is not None or upload is not None:
+                raise ValueError("The link names a file and also a dataset or an upload; give "
+                                 "only one.")
+            parts = [_last(params.get(name, "")) for name in
+                     ("file", "file_treatment", "file_outcome")]
+            if not all(parts):
+                raise ValueError("A link to a file needs file=, file_treatment= and "
+                                 "file_outcome= (the path and the two column names).")
+            return cls(file=(parts[0], parts[1], parts[2]))
         if key is not None and upload is not None:
             raise ValueError("The link names both a dataset and an upload (query parameters "
                              f"dataset={key!r} and upload={upload!r}); give only one.")
@@ -105,6 +119,8 @@ class DatasetChoice:
         """The query parameters of this choice (every value as text)."""
         if self.upload is not None:
             return {"upload": self.upload}
+        if self.file is not None:
+            return dict(zip(("file", "file_treatment", "file_outcome"), self.file, strict=True))
         return {"dataset": str(self.key), **{name: str(value) for name, value in self.options}}
 
 
