@@ -197,7 +197,8 @@ def test_bad_query_params_raise_a_clear_value_error(params, match):
 
 def test_dataset_params_cover_every_option_name():
     assert DATASET_PARAMS == {"dataset", "upload", "n", "random_state", "arm", "outcome",
-                              "split", "scenario"}
+                              "split", "scenario", "n_rows", "file", "file_treatment",
+                              "file_outcome"}
     assert all(set(spec.options) <= DATASET_PARAMS for spec in DATASETS.values())
 
 
