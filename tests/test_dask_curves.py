@@ -100,3 +100,16 @@ def test_binned_curves_stay_within_the_stated_bound(client, bins):
         if name == "uplift_sep_rel":  # joint curves have other x grids (bins vs rows)
             assert np.abs(v_exact - v_approx).max() <= bound[name] + 1e-15
     assert bound["uplift_sep_rel"] < (0.002 if bins == 1_000 else 0.02)
+
+
+def test_connect_reaches_a_running_scheduler_by_address(client, monkeypatch):
+    from core.runs.cluster import SCHEDULER_ENV, connect
+
+    monkeypatch.setenv(SCHEDULER_ENV, client.scheduler.address)
+    other = connect()
+    try:
+        assert other.scheduler.address == client.scheduler.address
+        assert sorted(other.scheduler_info()["workers"]) == sorted(
+            client.scheduler_info()["workers"])
+    finally:
+        other.close()
