@@ -121,3 +121,31 @@ def test_multiarm_bench_reports_both_outcomes(shared_data):
                   "everyone Mens E-Mail", "random arm"):
         assert label in text
     assert "nan" not in text
+
+
+def test_scale_bench_measures_every_path(tmp_path):
+    pytest.importorskip("distributed")
+    pytest.importorskip("sklift")
+    from bench import scale
+
+    path = scale.ensure_file(tmp_path, 30_000)
+    results = {mode: scale.child(mode, str(path), 2)
+               for mode in ("parquet", "memory", "dask_exact", "dask_binned")}
+    assert results["parquet"]["table"] == results["memory"]["table"]
+    assert results["dask_exact"]["table"] == results["memory"]["table"]
+    assert results["dask_binned"]["bound"]["uplift_sep_rel"] > 0
+    assert all(r["seconds"] > 0 and r["peak_gb"] > 0 for r in results.values())
+    ours, theirs = scale.curve_speed(20_000, repeats=1)
+    assert ours > 0 and theirs > 0
+    per_round = scale.train_rounds(20_000, 2, 1)
+    assert set(per_round) == {"floor", "pcg"}
+
+
+def test_blocks_bench_runs_each_block_size():
+    from bench import blocks
+
+    from core.data import make_criteo_like
+
+    d = make_criteo_like(6_000, random_state=0)
+    res = blocks.run(d.X, d.y, d.t, [1_000, None], seeds=1, trees=5, lr=0.1)
+    assert set(res) == {1_000, None} and all(len(v) == 1 for v in res.values())
