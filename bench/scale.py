@@ -98,10 +98,10 @@ def child(mode: str, path: str, workers: int) -> dict:
                 if mode == "dask_exact":
                     table = auuc_table(frame["visit"], frame["treatment"], frame["score"])
                 else:
-                    neg, counts, binary = binned_counts(frame["visit"], frame["treatment"],
-                                                        frame["score"], bins=10_000)
+                    neg, counts, binary, tied = binned_counts(
+                        frame["visit"], frame["treatment"], frame["score"], bins=10_000)
                     curves = curves_from_counts(neg, counts, binary, points=100)
-                    out["bound"] = binned_error_bound(counts)
+                    out["bound"] = binned_error_bound(counts, tied=tied)
                     table = {d: [curves.auuc(d, cutoff=c) for c in (0.1, 0.3, 0.5, 1.0)]
                              for d in DEFINITIONS}
                 out["seconds"] = time.perf_counter() - start

@@ -86,10 +86,10 @@ def test_a_bad_partition_gives_the_in_memory_message(client):
 def test_binned_curves_stay_within_the_stated_bound(client, bins):
     y, t, s = _data(n=200_000, seed=4, decimals=6)
     dy, dt, ds = (da.from_array(a, chunks=40_000) for a in (y, t, s))
-    neg, counts, binary = binned_counts(dy, dt, ds, bins=bins)
+    neg, counts, binary, tied = binned_counts(dy, dt, ds, bins=bins)
     assert counts.sum() == y.size and counts[:, 0].sum() == ((y == 1) & (t == 1)).sum()
     approx = curves_from_counts(neg, counts, binary, points=100)
-    bound = binned_error_bound(counts)
+    bound = binned_error_bound(counts, tied=tied)
     exact = auuc_table(y, t, s, definitions=("uplift_sep_rel", "uplift_joint_rel"))
     for name in ("uplift_sep_rel", "uplift_joint_rel"):
         for cut, col in zip((0.1, 0.3, 0.5, 1.0), exact.columns):
@@ -113,3 +113,19 @@ def test_connect_reaches_a_running_scheduler_by_address(client, monkeypatch):
             client.scheduler_info()["workers"])
     finally:
         other.close()
+
+
+def test_bins_of_one_tied_score_add_no_error(client):
+    """Half the rows share one score (as Criteo's rows with every feature at its mode): a
+    bin holding only that score is exact, so the bound drops to the other bins'."""
+    y, t, s = _data(n=100_000, seed=6, decimals=6)
+    s[: 50_000] = 0.25
+    dy, dt, ds = (da.from_array(a, chunks=25_000) for a in (y, t, s))
+    neg, counts, binary, tied = binned_counts(dy, dt, ds, bins=200)
+    assert tied.sum() >= 1 and counts[tied].sum() >= 50_000
+    loose = binned_error_bound(counts)
+    tight = binned_error_bound(counts, tied=tied)
+    assert tight["uplift_sep_rel"] < loose["uplift_sep_rel"] / 10
+    approx = curves_from_counts(neg, counts, binary, points=100)
+    err = abs(approx.auuc("uplift_sep_rel") - auuc(y, t, s, definition="uplift_sep_rel"))
+    assert err <= tight["uplift_sep_rel"]

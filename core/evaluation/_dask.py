@@ -28,7 +28,8 @@ rows inside a run never matters.  Those counts merge exactly across partitions:
 
     for ``uplift_sep_rel`` (bins of each arm's rows, ``c`` = its responders) and the same
     with the bins' joint rows for ``uplift_joint_rel``; an AUUC, a mean of ``V`` over the
-    grid, obeys the same bound (:func:`binned_error_bound`).
+    grid, obeys the same bound (:func:`binned_error_bound`).  A bin whose rows all share one
+    score is a run of ties of the exact curve as well, so it adds no error.
 
 ``ties="stable"`` depends on the order of the rows in the file, which only the whole
 column has: those calls compute the columns into memory and run the in-memory kernel.
@@ -125,11 +126,13 @@ def tie_run_counts(y: Any, t: Any, score: Any) -> tuple[np.ndarray, np.ndarray, 
 
 
 def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
-                  edges: Any = None) -> tuple[np.ndarray, np.ndarray, bool]:
+                  edges: Any = None) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:
     """Counts per score bin (highest bin first), summed over the partitions on the current
     Dask client.  ``edges`` (ascending) default to ``bins`` quantiles of the score from
     :func:`dask.array.percentile`; bins are ``(edge_{i-1}, edge_i]``.  Returned as
-    ``(-bin upper edge, counts, binary)`` in the layout of :func:`tie_run_counts`."""
+    ``(-bin rank, counts, binary, tied)`` in the layout of :func:`tie_run_counts`, where
+    ``tied`` marks the bins whose rows all have one score (their curve is exact: a run of
+    ties is interpolated in the exact curve too)."""
     import dask
     import dask.array as da
 
@@ -138,26 +141,35 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
         arr = score.to_dask_array() if hasattr(score, "to_dask_array") else score
         arr = arr if isinstance(arr, da.Array) else da.from_array(np.asarray(arr), chunks=-1)
         edges = da.percentile(arr.astype(np.float64), np.linspace(0, 100, bins + 1)).compute()
-    edges = np.unique(np.asarray(edges, dtype=np.float64))
-
+    edges = np.asarray(edges, dtype=np.float64)
+    values, repeats = np.unique(edges, return_counts=True)
+    # A score that fills more than one quantile step is a heavy tie: it gets a bin of its
+    # own, (nextafter(v, -inf), v], which is exact (see binned_error_bound).
+    edges = np.unique(np.r_[values, np.nextafter(values[repeats > 1], -np.inf)])
     n_bins = edges.shape[0] + 1
 
     def piece(yb, tb, sb):
         yb, tb, sb = check_uplift_inputs(yb, tb, sb, keep_float32=True)
         b = n_bins - 1 - np.searchsorted(edges, sb, side="left")  # highest scores: bin 0
+        low = np.full(n_bins, np.inf)
+        high = np.full(n_bins, -np.inf)
+        np.minimum.at(low, b, sb)
+        np.maximum.at(high, b, sb)
         if yb.dtype == np.int8:
             code = (tb << 1 | yb).astype(np.int64)
             counts = np.bincount(b * 4 + (3 - code), minlength=4 * n_bins).reshape(n_bins, 4)
-            return np.arange(n_bins, dtype=np.float64), counts.astype(np.int32)
+            return counts.astype(np.int32), low, high
         columns = [np.bincount(b, weights=w, minlength=n_bins)
                    for w in (tb, 1 - tb, yb * tb, yb * (1 - tb), (yb != 0))]
-        return np.arange(n_bins, dtype=np.float64), np.column_stack(columns)
+        return np.column_stack(columns), low, high
 
     pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
-    neg = pieces[0][0]
-    counts = np.sum([p[1] for p in pieces], axis=0, dtype=pieces[0][1].dtype)
+    counts = np.sum([p[0] for p in pieces], axis=0, dtype=pieces[0][0].dtype)
+    low = np.min([p[1] for p in pieces], axis=0)
+    high = np.max([p[2] for p in pieces], axis=0)
     keep = counts.sum(axis=1) > 0  # empty bins are no runs
-    return neg[keep], counts[keep], counts.shape[1] == 4
+    neg = np.arange(n_bins, dtype=np.float64)
+    return neg[keep], counts[keep], counts.shape[1] == 4, (low == high)[keep]
 
 
 def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
@@ -187,18 +199,21 @@ def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
                                     points=points, y_sorted=y_sorted)
 
 
-def binned_error_bound(counts: np.ndarray, binary: bool = True) -> dict[str, float]:
+def binned_error_bound(counts: np.ndarray, binary: bool = True,
+                       tied: np.ndarray | None = None) -> dict[str, float]:
     r"""Upper bound on the error of the binned ``uplift_sep_rel`` and ``uplift_joint_rel``
     curves (and so of their AUUC at any cut-off) against the exact ones, from the bin counts
-    (module docstring): :math:`\max_b c_b(m_b-c_b)/(m_b N)` per arm, added."""
+    (module docstring): :math:`\max_b c_b(m_b-c_b)/(m_b N)` per arm, added.  Bins marked in
+    ``tied`` (one score) contribute nothing: the exact curve interpolates them too."""
     if not binary:
         raise ValueError("The stated bound is for a 0/1 outcome.")
     tr, tnr, cr, cnr = (counts[:, j].astype(np.float64) for j in range(4))
     n_t, n_c = tr.sum() + tnr.sum(), cr.sum() + cnr.sum()
+    exact = np.zeros(len(counts), bool) if tied is None else np.asarray(tied, bool)
 
     def worst(c, m, total):
         with np.errstate(invalid="ignore", divide="ignore"):
-            dev = np.where(m > 0, c * (m - c) / m, 0.0)
+            dev = np.where((m > 0) & ~exact, c * (m - c) / m, 0.0)
         return float(dev.max() / total)
 
     m_t, m_c, m_joint = tr + tnr, cr + cnr, counts.sum(axis=1)
