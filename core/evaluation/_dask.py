@@ -151,25 +151,27 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
     def piece(yb, tb, sb):
         yb, tb, sb = check_uplift_inputs(yb, tb, sb, keep_float32=True)
         b = n_bins - 1 - np.searchsorted(edges, sb, side="left")  # highest scores: bin 0
-        low = np.full(n_bins, np.inf)
-        high = np.full(n_bins, -np.inf)
-        np.minimum.at(low, b, sb)
-        np.maximum.at(high, b, sb)
+        ref = np.full(n_bins, np.nan)
+        ref[b] = sb  # one score of each bin (the last written)
+        mixed = np.bincount(b[sb != ref[b]], minlength=n_bins) > 0
         if yb.dtype == np.int8:
             code = (tb << 1 | yb).astype(np.int64)
             counts = np.bincount(b * 4 + (3 - code), minlength=4 * n_bins).reshape(n_bins, 4)
-            return counts.astype(np.int32), low, high
+            return counts.astype(np.int32), ref, mixed
         columns = [np.bincount(b, weights=w, minlength=n_bins)
                    for w in (tb, 1 - tb, yb * tb, yb * (1 - tb), (yb != 0))]
-        return np.column_stack(columns), low, high
+        return np.column_stack(columns), ref, mixed
 
     pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
     counts = np.sum([p[0] for p in pieces], axis=0, dtype=pieces[0][0].dtype)
-    low = np.min([p[1] for p in pieces], axis=0)
-    high = np.max([p[2] for p in pieces], axis=0)
+    refs = np.array([p[1] for p in pieces])
+    # tied: no partition saw two scores in the bin, and all partitions saw the same one
+    tied = ~np.any([p[2] for p in pieces], axis=0) & (
+        np.nanmax(np.where(np.isnan(refs), -np.inf, refs), axis=0)
+        == np.nanmin(np.where(np.isnan(refs), np.inf, refs), axis=0))
     keep = counts.sum(axis=1) > 0  # empty bins are no runs
     neg = np.arange(n_bins, dtype=np.float64)
-    return neg[keep], counts[keep], counts.shape[1] == 4, (low == high)[keep]
+    return neg[keep], counts[keep], counts.shape[1] == 4, tied[keep]
 
 
 def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
