@@ -21,7 +21,7 @@ from core.runs.views import (
 )
 from ui import common
 from ui import compare_view as view
-from ui.charts import band_figure, decile_figure, profit_figure, run_colors, short_names
+from ui.charts import run_colors, short_names
 from ui.glossary import GLOSSARY, PNDCG_NOTE
 from ui.multiarm_view import compare_section
 
@@ -73,7 +73,7 @@ with common.guard("Comparing the runs"):
     colors = {labels[rid]: color for rid, color in run_colors(chosen).items()}
     band_list = view.bands(ids, selected, definition, band_kind)
     bands = dict(zip([labels[r] for r in chosen], band_list))
-    fig = band_figure(bands, definition=definition, cutoff=cutoff, colors=colors)
+    fig = view.band_figure(bands, definition=definition, cutoff=cutoff, colors=colors)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
                     key="cmp_fig")
     if n_splits == 1:
@@ -128,7 +128,7 @@ with common.guard("Comparing the runs"):
                                            per_resp if fixed else None)
     equivalent = {name: (row["equivalent_low"], row["equivalent_high"])
                   for name, row in depth.iterrows() if "equivalent_low" in depth.columns}
-    profit_fig = profit_figure(curves, colors=colors, equivalent=equivalent)
+    profit_fig = view.profit_figure(curves, colors=colors, equivalent=equivalent)
     st.plotly_chart(profit_fig, width="stretch", key="cmp_profit",
                     config=common.plot_config("uprank_profit"))
     st.caption(f"Profit = incremental value − cost, on {n_splits} test split"
@@ -143,8 +143,8 @@ with common.guard("Comparing the runs"):
     st.subheader("Uplift by decile")
     which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get)
     dec, interval, imbalanced = view.deciles(ids, splits, labels[which])
-    decile_fig = decile_figure(dec, title=labels[which], note=interval,
-                               color=colors[labels[which]])
+    decile_fig = view.decile_figure(dec, title=labels[which], note=interval,
+                                    color=colors[labels[which]])
     st.plotly_chart(decile_fig, width="stretch", key="cmp_deciles",
                     config=common.plot_config("uprank_deciles"))
     common.figure_html_button(decile_fig, "uprank_deciles", "cmp_deciles_html")

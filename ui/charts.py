@@ -232,8 +232,7 @@ def curve_figure(frame: pd.DataFrame, *, definition: str, x: str = "fraction",
             hovertemplate=f"%{{meta[0]}}: %{{y:{_value_format(definition)}}}<extra></extra>"))
     if cutoff is not None:
         pos = cutoff if x == "fraction" else cutoff * frame["targeted"].max()
-        fig.add_vline(x=pos, line=dict(color="firebrick", width=1, dash="dot"),
-                      annotation_text=f"cut-off {cutoff:.0%}", annotation_position="top left")
+        _rule(fig, x=pos, color="firebrick", dash="dot", text=f"cut-off {cutoff:.0%}")
     fig.update_layout(
         title=title or definition_title(definition), height=460, margin=_MARGIN,
         xaxis_title=_SHARE_AXIS if x == "fraction" else "rows targeted (count)",
@@ -283,6 +282,24 @@ def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 3) -> go.Fi
     return fig
 
 
+def _rule(fig: go.Figure, *, x: float | None = None, y: float | None = None, color: str,
+          dash: str = "solid", text: str | None = None) -> None:
+    """A vertical (``x``) or horizontal (``y``) line across the plot, as one layout shape —
+    what ``add_vline`` / ``add_hline`` draw, without their per-call cost (~8 ms each)."""
+    line = {"color": color, "width": 1, "dash": dash}
+    if x is not None:
+        shape = {"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0,
+                 "y1": 1, "line": line}
+    else:
+        shape = {"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": y,
+                 "y1": y, "line": line}
+    fig.layout.shapes = (*fig.layout.shapes, shape)
+    if text is not None:
+        fig.layout.annotations = (*fig.layout.annotations, {
+            "x": x, "y": 1, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
+            "xanchor": "right", "yanchor": "top", "font": {"color": color}})
+
+
 def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
                 title: str | None = None, colors: Mapping[str, str] | None = None
                 ) -> go.Figure:
@@ -308,7 +325,7 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
             hovertemplate=f"%{{meta[0]}}<br>%{{x:.0%}} targeted: "
                           f"%{{y:{_value_format(definition)}}}<extra></extra>"))
     if cutoff is not None:
-        fig.add_vline(x=cutoff, line=dict(color="firebrick", width=1, dash="dot"))
+        _rule(fig, x=cutoff, color="firebrick", dash="dot")
     fig.update_layout(title=title or f"Test-set curves — {definition_title(definition)}",
                       height=440, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title=_value_label(definition), legend=dict(orientation="h", y=-0.2))
@@ -360,7 +377,7 @@ def profit_figure(frames: dict, *, colors: Mapping[str, str] | None = None,
                 legendgroup=name, showlegend=False, meta=[name],
                 hovertemplate="%{meta[0]}<br>best depth %{x:.1%}: profit %{y:,.2f}"
                               "<extra></extra>"))
-    fig.add_hline(y=0, line=dict(color="grey", width=1))
+    _rule(fig, y=0, color="grey")
     fig.update_layout(title=title, height=400, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title="incremental profit (value units)",
                       legend=dict(orientation="h", y=-0.2))

@@ -10,6 +10,14 @@ from core.evaluation import across_splits as over
 from core.evaluation import compare
 from core.evaluation.targeting import treatment_balance_along_ranking
 from core.runs.views import split_curves
+from ui import charts
+
+# The figures of the Compare page, kept per input (a plotly figure costs 20–50 ms to build
+# and validate; a rerun after a widget change that does not touch a chart reuses it).
+# ``cache_resource`` returns the object itself: the page never modifies a figure.
+band_figure = st.cache_resource(show_spinner=False, max_entries=32)(charts.band_figure)
+profit_figure = st.cache_resource(show_spinner=False, max_entries=32)(charts.profit_figure)
+decile_figure = st.cache_resource(show_spinner=False, max_entries=32)(charts.decile_figure)
 
 
 @st.cache_data(show_spinner="Computing AUUC on every split…", max_entries=64)
