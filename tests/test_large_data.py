@@ -127,12 +127,14 @@ def test_an_ab_file_by_path_reads_float32_features(tmp_path, suffix):
     from core.data import file_columns, load_ab_file
 
     d = make_criteo_like(3_000, random_state=4)
-    frame = d.X.assign(treatment=d.t, visit=d.y, name="x")  # a text column is skipped
+    frame = d.X.assign(treatment=d.t, visit=d.y, name="x",  # a text column is skipped
+                       conversion=d.extra["conversion"], tau=d.tau)  # outcomes and oracles too
     path = tmp_path / f"ab{suffix}"
     frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
-    assert file_columns(path)[-3:] == ["treatment", "visit", "name"]
+    assert file_columns(path)[-5:] == ["treatment", "visit", "name", "conversion", "tau"]
     got = load_ab_file(path, treatment="treatment", outcome="visit")
     assert list(got.X.columns) == list(d.X.columns) and (got.X.dtypes == np.float32).all()
+    assert "conversion, tau" in got.warnings[0]
     np.testing.assert_array_equal(got.y, d.y)
     np.testing.assert_array_equal(got.X.to_numpy(), d.X.to_numpy())
     with pytest.raises(DataError, match="'arm' \\(treatment\\) is not in"):

@@ -352,6 +352,14 @@ def load_criteo(outcome: str = "visit", *, path: str | Path | None = None,
                               "CC BY-NC-SA 4.0 (non-commercial).")
 
 
+#: Column names never taken as features by default: outcomes (those :func:`guess_columns`
+#: knows), exposure and known effects (post-treatment or oracle columns would leak).
+NOT_FEATURES = frozenset({"visit", "visited", "conversion", "converted", "exposure",
+                          "exposed", "outcome", "y", "target", "label", "response",
+                          "responded", "purchase", "purchased", "click", "clicked", "spend",
+                          "revenue", "tau", "ite", "cate", "uplift", "true_effect"})
+
+
 def file_columns(path: str | Path) -> list[str]:
     """Column names of a Parquet or CSV file, read from its metadata / header only."""
     import pyarrow as pa
@@ -394,9 +402,15 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
                             f"{', '.join(names)}.")
     parquet = path.suffix.lower() in (".parquet", ".pq")
     schema = pq.ParquetFile(path).schema_arrow if parquet else pcsv.open_csv(path).schema
+    notes = []
     if features is None:
-        features = [f.name for f in schema if f.name not in (treatment, outcome)
-                    and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type))]
+        numeric = [f.name for f in schema if f.name not in (treatment, outcome)
+                   and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type))]
+        features = [c for c in numeric if c.lower() not in NOT_FEATURES]
+        left_out = [c for c in numeric if c not in features]
+        if left_out:
+            notes.append(f"Not used as features (other outcomes, exposure or a known effect): "
+                         f"{', '.join(left_out)}.")
     if not features:
         raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
                         f"{outcome!r}.")
@@ -423,6 +437,6 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
                             f"holds other values such as {np.setdiff1d(cols[col], [0, 1])[0]:g}.")
     X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features}, copy=False)
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
-                  name=path.name, description=f"Read from {path} ({path.stat().st_size:,} "
+                  name=path.name, warnings=notes, description=f"Read from {path} ({path.stat().st_size:,} "
                                               "bytes) in column batches.",
                   source_columns={"treatment": treatment, "outcome": outcome})
