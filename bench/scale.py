@@ -85,7 +85,8 @@ def child(mode: str, path: str, workers: int) -> dict:
         from distributed import Client, LocalCluster
         from distributed.diagnostics import MemorySampler
 
-        from core.evaluation._dask import binned_counts, binned_error_bound, curves_from_counts
+        from core.evaluation._dask import binned_counts, binned_error_bound
+        from core.evaluation.curves import curves_from_counts
         from core.evaluation.curves import DEFINITIONS
 
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

@@ -15,7 +15,8 @@ import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 
 from core.evaluation import auuc, auuc_table, uplift_curve  # noqa: E402
-from core.evaluation._dask import binned_counts, binned_error_bound, curves_from_counts  # noqa: E402
+from core.evaluation._dask import binned_counts, binned_error_bound  # noqa: E402
+from core.evaluation.curves import curves_from_counts  # noqa: E402
 from core.evaluation.curves import DEFINITIONS  # noqa: E402
 
 

@@ -46,8 +46,7 @@ import numpy as np
 
 from core._validation import check_uplift_inputs
 
-__all__ = ["binned_counts", "binned_error_bound", "curves_from_counts", "is_dask",
-           "tie_run_counts"]
+__all__ = ["binned_counts", "binned_error_bound", "is_dask", "tie_run_counts"]
 
 
 def is_dask(*arrays: Any) -> bool:
@@ -172,33 +171,6 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
     keep = counts.sum(axis=1) > 0  # empty bins are no runs
     neg = np.arange(n_bins, dtype=np.float64)
     return neg[keep], counts[keep], counts.shape[1] == 4, tied[keep]
-
-
-def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
-                       points: int):
-    """:class:`~core.evaluation.curves.UpliftCurves` (``ties="average"``) of the rows the
-    counts describe, rebuilt in ranking order: inside a run the order of its rows is
-    irrelevant, so each run lists its TR, TNR, CR, CNR rows in that order (an amount: the
-    run's treated sum on its first treated row, the control sum on its first control row)."""
-    from core.evaluation.curves import UpliftCurves
-
-    if binary:
-        sizes = counts.sum(axis=1, dtype=np.int64)
-        code = np.repeat(np.tile(np.array([3, 2, 1, 0], dtype=np.int8), neg.shape[0]),
-                         counts.ravel())
-        return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
-                                        points=points)
-    n_t = np.rint(counts[:, 0]).astype(np.int64)
-    n_c = np.rint(counts[:, 1]).astype(np.int64)
-    sizes = n_t + n_c
-    code = np.repeat(np.tile(np.array([2, 0], dtype=np.int8), neg.shape[0]),
-                     np.column_stack([n_t, n_c]).ravel())
-    starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    y_sorted = np.zeros(int(sizes.sum()), dtype=np.float64)
-    y_sorted[starts[n_t > 0]] = counts[n_t > 0, 2]
-    y_sorted[(starts + n_t)[n_c > 0]] = counts[n_c > 0, 3]
-    return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
-                                    points=points, y_sorted=y_sorted)
 
 
 def binned_error_bound(counts: np.ndarray, binary: bool = True,

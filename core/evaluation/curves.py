@@ -87,6 +87,7 @@ __all__ = [
     "auuc",
     "auuc_above_random",
     "auuc_table",
+    "curves_from_counts",
     "perfect_auuc",
     "perfect_curve",
     "outcome_code",
@@ -401,6 +402,32 @@ def uplift_curve(
     return _curves(y, t, score, ties=ties, points=points).curve(definition)
 
 
+def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
+                       points: int = SEPARATE_POINTS) -> UpliftCurves:
+    """:class:`UpliftCurves` (``ties="average"``) of the rows that tie-run or bin counts
+    describe (:mod:`core.evaluation._dask`), rebuilt in ranking order: inside a run the order of its rows is
+    irrelevant, so each run lists its TR, TNR, CR, CNR rows in that order (an amount: the
+    run's treated sum on its first treated row, the control sum on its first control row)."""
+    if binary:
+        sizes = counts.sum(axis=1, dtype=np.int64)
+        code = np.repeat(np.tile(np.array([3, 2, 1, 0], dtype=np.int8), neg.shape[0]),
+                         counts.ravel())
+        return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
+                                        points=points)
+    n_t = np.rint(counts[:, 0]).astype(np.int64)
+    n_c = np.rint(counts[:, 1]).astype(np.int64)
+    sizes = n_t + n_c
+    code = np.repeat(np.tile(np.array([2, 0], dtype=np.int8), neg.shape[0]),
+                     np.column_stack([n_t, n_c]).ravel())
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    y_sorted = np.zeros(int(sizes.sum()), dtype=np.float64)
+    y_sorted[starts[n_t > 0]] = counts[n_t > 0, 2]
+    y_sorted[(starts + n_t)[n_c > 0]] = counts[n_c > 0, 3]
+    return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
+                                    points=points, y_sorted=y_sorted)
+
+
+
 def _curves(y, t, score, *, ties: str, points: int = SEPARATE_POINTS) -> UpliftCurves:
     """:class:`UpliftCurves` of numpy-like input, or of Dask arrays / Series: then the tie
     runs are counted per partition on the current Dask client and merged exactly
@@ -412,7 +439,7 @@ def _curves(y, t, score, *, ties: str, points: int = SEPARATE_POINTS) -> UpliftC
         check_choice(ties, "ties", TIES)
         check_positive_int(points, "points")
         if ties == "average":
-            return _dask.curves_from_counts(*_dask.tie_run_counts(y, t, score), points=points)
+            return curves_from_counts(*_dask.tie_run_counts(y, t, score), points=points)
         import dask
 
         y, t, score = dask.compute(y, t, score)
