@@ -84,19 +84,26 @@ def test_train_per_arm_and_compare_policies_against_a_direct_computation():
     assert any("best-arm rule is worth" in str(m.value) for m in at.markdown)
 
 
+def _stored_run(n: int, seed: int):
+    """A two-arm world and a per-arm run's stored test rows (random scores) and meta."""
+    world = make_multiarm_world(n, n_arms=2, random_state=seed)
+    m = int(0.3 * n)
+    rng = np.random.default_rng(seed)
+    test = pd.DataFrame({"row": np.arange(1, m + 1), "y": world.y[:m].astype(float),
+                         "t": world.t[:m], "tau_1": rng.normal(size=m),
+                         "tau_2": rng.normal(size=m)})
+    meta = {"arms": world.arms, "design": list(world.design), "model": "Two-model per arm",
+            "trees": 50, "seed": 0, "fit_seconds": 1.0}
+    return world, test, meta
+
+
 def test_score_export_and_report_carry_every_arm():
     from core.runs import multiarm_runs
 
-    world = make_multiarm_world(2_000, n_arms=2, random_state=1)
-    rng = np.random.default_rng(0)
-    test = pd.DataFrame({"row": np.arange(1, 601), "y": world.y[:600].astype(float),
-                         "t": world.t[:600], "tau_1": rng.normal(size=600),
-                         "tau_2": rng.normal(size=600)})
+    world, test, meta = _stored_run(2_000, 1)
     out = multiarm_runs.score_export(test, world.arms)
     assert list(out.columns) == ["row", "arm", "outcome", "uplift arm 1", "uplift arm 2"]
     assert (out["arm"] == np.asarray(world.arms)[world.t[:600]]).all()
-    meta = {"arms": world.arms, "design": list(world.design), "model": "Two-model per arm",
-            "trees": 50, "seed": 0, "fit_seconds": 1.0}
     html = multiarm_runs.multiarm_report(meta, test, world, cost=[0.01, 0.02], figures=[])
     for text in ("Takeaway", "best-arm rule", "Policies", "everyone: arm 2", "Calibration",
                  "AUUC@30 %"):
@@ -107,13 +114,7 @@ def test_comparison_report_adds_the_per_arm_run():
     from core.runs import multiarm_runs
     from core.runs.report import comparison_report
 
-    world = make_multiarm_world(1_000, n_arms=2, random_state=2)
-    rng = np.random.default_rng(1)
-    test = pd.DataFrame({"row": np.arange(1, 401), "y": world.y[:400].astype(float),
-                         "t": world.t[:400], "tau_1": rng.normal(size=400),
-                         "tau_2": rng.normal(size=400)})
-    meta = {"arms": world.arms, "design": list(world.design), "model": "Two-model per arm",
-            "trees": 50, "seed": 0, "fit_seconds": 1.0}
+    world, test, meta = _stored_run(1_000, 2)
     sections = multiarm_runs.multiarm_sections(meta, test, world, cost=[0.0, 0.0], figures=[])
     html = comparison_report("t", takeaway="x", several_arms=sections)
     assert "Several arms: which treatment for whom" in html
