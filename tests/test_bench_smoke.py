@@ -130,10 +130,11 @@ def test_scale_bench_measures_every_path(tmp_path):
 
     path = scale.ensure_file(tmp_path, 30_000)
     results = {mode: scale.child(mode, str(path), 2)
-               for mode in ("parquet", "memory", "dask_exact", "dask_binned")}
+               for mode in ("parquet", "memory", "dask_exact", "dask_binned", "dask_boot")}
     assert results["parquet"]["table"] == results["memory"]["table"]
     assert results["dask_exact"]["table"] == results["memory"]["table"]
     assert results["dask_binned"]["bound"]["uplift_sep_rel"] > 0
+    assert results["dask_boot"]["table"]["sd"]["AUUC@30%"] > 0
     assert all(r["seconds"] > 0 and r["peak_gb"] > 0 for r in results.values())
     ours, theirs = scale.curve_speed(20_000, repeats=1)
     assert ours > 0 and theirs > 0
