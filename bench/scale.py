@@ -88,8 +88,7 @@ def child(mode: str, path: str, workers: int) -> dict:
         from distributed.diagnostics import MemorySampler
 
         from core.evaluation._dask import binned_counts, binned_error_bound
-        from core.evaluation.curves import curves_from_counts
-        from core.evaluation.curves import DEFINITIONS
+        from core.evaluation.curves import DEFINITIONS, curves_from_counts
 
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, memory_limit="4GiB") as cluster, \

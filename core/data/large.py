@@ -435,8 +435,10 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         if not np.isin(cols[col], (0, 1)).all():
             raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
                             f"holds other values such as {np.setdiff1d(cols[col], [0, 1])[0]:g}.")
-    X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features}, copy=False)
+    X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features},
+                     copy=False)
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
-                  name=path.name, warnings=notes, description=f"Read from {path} ({path.stat().st_size:,} "
-                                              "bytes) in column batches.",
+                  name=path.name, warnings=notes,
+                  description=f"Read from {path} ({path.stat().st_size:,} bytes) in column "
+                              "batches.",
                   source_columns={"treatment": treatment, "outcome": outcome})

@@ -405,9 +405,10 @@ def uplift_curve(
 def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
                        points: int = SEPARATE_POINTS) -> UpliftCurves:
     """:class:`UpliftCurves` (``ties="average"``) of the rows that tie-run or bin counts
-    describe (:mod:`core.evaluation._dask`), rebuilt in ranking order: inside a run the order of its rows is
-    irrelevant, so each run lists its TR, TNR, CR, CNR rows in that order (an amount: the
-    run's treated sum on its first treated row, the control sum on its first control row)."""
+    describe (:mod:`core.evaluation._dask`), rebuilt in ranking order: inside a run the
+    order of its rows is irrelevant, so each run lists its TR, TNR, CR, CNR rows in that
+    order (an amount: the run's treated sum on its first treated row, the control sum on its
+    first control row)."""
     if binary:
         sizes = counts.sum(axis=1, dtype=np.int64)
         code = np.repeat(np.tile(np.array([3, 2, 1, 0], dtype=np.int8), neg.shape[0]),
@@ -486,10 +487,11 @@ def auuc_table(
     """AUUC of one ranking for several definitions and cut-offs, from a single sort.
 
     Returns a ``pandas.DataFrame`` indexed by definition with one column per cut-off
-    (labelled ``"AUUC@10%"`` etc.).  ``y``, ``t`` and ``score`` may be Dask arrays or Series
-    (e.g. columns of a Parquet dataset): the table is then computed on the current Dask
-    client from per-partition counts and equals the in-memory table exactly (0/1 outcome).  With ``above_random=True`` the random baseline's area
-    (same cut-off) is subtracted, as some authors report it (the paper does not).
+    (labelled ``"AUUC@10%"`` etc.).  ``y``, ``t`` and ``score`` may be Dask arrays or
+    Series (e.g. columns of a Parquet dataset): the table is then computed on the current
+    Dask client from per-partition counts and equals the in-memory table exactly (0/1
+    outcome).  With ``above_random=True`` the random baseline's area (same cut-off) is
+    subtracted, as some authors report it (the paper does not).
     """
     import pandas as pd
 
