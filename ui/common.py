@@ -352,10 +352,15 @@ def thousands(value) -> str:
 
 
 def dataset_caption(data: ABData) -> None:
-    st.caption(
-        f"Dataset: **{data.name}** · {data.n:,} rows · {data.n_treated:,} treated / "
-        f"{data.n_control:,} control · response rate {data.y.mean():.2%}"
-    )
+    multi = data.multiarm
+    if multi is not None and multi.outcome_kind == "continuous":
+        outcome = (f"mean outcome {multi.y.mean():,.4g} (> 0 for {data.y.mean():.2%} of the "
+                   "rows)")
+    else:
+        outcome = f"response rate {data.y.mean():.2%}"
+    arms = "" if multi is None else f" in {len(multi.arms) - 1} treatment arms"
+    st.caption(f"Dataset: **{data.name}** · {data.n:,} rows · {data.n_treated:,} treated"
+               f"{arms} / {data.n_control:,} control · {outcome}")
 
 
 def score_names(data: ABData) -> list[str]:

@@ -142,8 +142,9 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     st.plotly_chart(curves, width="stretch", key="ma_curves")
     arms_table = multiarm_runs.arm_summary(test, names)
     st.dataframe(arms_table, width="stretch", key="ma_arm_table",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in arms_table.columns if c != "test rows"})
+                 column_config={c: st.column_config.NumberColumn(
+                     format="localized" if c == "test rows" else "%.4f")
+                     for c in arms_table.columns})
 
     st.subheader("Policies: value per customer on the test rows")
     unit = 0.02 if meta["outcome"] == "binary" else 0.5  # outcome units (visit / $)
