@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from core._validation import check_uplift_inputs
+from core.evaluation._kernel import round_half_up
 
 __all__ = ["binned_bootstrap", "binned_counts", "binned_error_bound", "is_dask",
            "separate_relative_curve", "tie_run_counts"]
@@ -93,19 +94,28 @@ def _blocks(y: Any, t: Any, score: Any) -> list[tuple]:
     return list(zip(y.to_delayed(), t.to_delayed(), score.to_delayed(), strict=True))
 
 
+def _code_counts(group: np.ndarray, y: np.ndarray, t: np.ndarray, n_groups: int,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """Counts of a partition's rows per group (a distinct score, or a score bin): columns
+    ``[TR, TNR, CR, CNR]`` for a 0/1 outcome (int32, or weighted float), or
+    ``[n_T, n_C, Σy_T, Σy_C]`` (float) for an amount — integer counts mean 0/1 — the
+    layout :func:`curves_from_counts <core.evaluation.curves.curves_from_counts>` reads."""
+    if y.dtype == np.int8:
+        index = group * 4 + (3 - (t << 1 | y).astype(np.int64))
+        counts = np.bincount(index, weights=weights, minlength=4 * n_groups)
+        counts = counts.reshape(n_groups, 4)
+        return counts.astype(np.int32) if weights is None else counts
+    tf = t.astype(np.float64)
+    return np.column_stack([np.bincount(group, weights=w, minlength=n_groups)
+                            for w in (tf, 1 - tf, y * tf, y * (1 - tf))])
+
+
 def _piece(y: np.ndarray, t: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One partition: its distinct negated scores (ascending) and per score the counts
-    ``[TR, TNR, CR, CNR]`` (0/1 outcome) or ``[n_T, n_C, Σy_T, Σy_C, rows with y ≠ 0]``."""
+    """One partition: its distinct negated scores (ascending) and the rows' counts per
+    score (:func:`_code_counts`)."""
     y, t, score = check_uplift_inputs(y, t, score, keep_float32=True)
     neg, inverse = np.unique(-(score + score.dtype.type(0.0)), return_inverse=True)
-    r = neg.shape[0]
-    if y.dtype == np.int8:  # int32 counts: 16 bytes per distinct score (+ 4 or 8 for it)
-        code = (t << 1 | y).astype(np.int64)
-        counts = np.bincount(inverse * 4 + (3 - code), minlength=4 * r).reshape(r, 4)
-        return neg, counts.astype(np.int32)
-    columns = [np.bincount(inverse, weights=w, minlength=r)
-               for w in (t, 1 - t, y * t, y * (1 - t), (y != 0))]
-    return neg, np.column_stack(columns)
+    return neg, _code_counts(inverse, y, t, neg.shape[0])
 
 
 def _merge(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +137,7 @@ def tie_run_counts(y: Any, t: Any, score: Any) -> tuple[np.ndarray, np.ndarray, 
     parts = [dask.delayed(_piece)(*block) for block in _blocks(y, t, score)]
     pieces = dask.compute(*parts)
     neg, counts = _merge(list(pieces))
-    return neg, counts, counts.shape[1] == 4
+    return neg, counts, bool(np.issubdtype(counts.dtype, np.integer))
 
 
 def _edges(score: Any, bins: int, edges: Any = None) -> np.ndarray:
@@ -165,13 +175,7 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
         ref = np.full(n_bins, np.nan)
         ref[b] = sb  # one score of each bin (the last written)
         mixed = np.bincount(b[sb != ref[b]], minlength=n_bins) > 0
-        if yb.dtype == np.int8:
-            code = (tb << 1 | yb).astype(np.int64)
-            counts = np.bincount(b * 4 + (3 - code), minlength=4 * n_bins).reshape(n_bins, 4)
-            return counts.astype(np.int32), ref, mixed
-        columns = [np.bincount(b, weights=w, minlength=n_bins)
-                   for w in (tb, 1 - tb, yb * tb, yb * (1 - tb), (yb != 0))]
-        return np.column_stack(columns), ref, mixed
+        return _code_counts(b, yb, tb, n_bins), ref, mixed
 
     pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
     counts = np.sum([p[0] for p in pieces], axis=0, dtype=pieces[0][0].dtype)
@@ -182,7 +186,7 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
         == np.nanmin(np.where(np.isnan(refs), np.inf, refs), axis=0))
     keep = counts.sum(axis=1) > 0  # empty bins are no runs
     neg = np.arange(n_bins, dtype=np.float64)
-    return neg[keep], counts[keep], counts.shape[1] == 4, tied[keep]
+    return neg[keep], counts[keep], bool(np.issubdtype(counts.dtype, np.integer)), tied[keep]
 
 
 def binned_error_bound(counts: np.ndarray, binary: bool = True,
@@ -221,7 +225,7 @@ def separate_relative_curve(counts: np.ndarray, points: int = 100) -> np.ndarray
         ends = np.concatenate([np.zeros(m.shape[:-1] + (1,)), np.cumsum(m, axis=-1)], axis=-1)
         cum = np.concatenate([np.zeros(r.shape[:-1] + (1,)), np.cumsum(r, axis=-1)], axis=-1)
         size = ends[..., -1:]
-        k = (2 * j * size + points) // (2 * points)  # ⌊p·N + ½⌋ in exact integer steps
+        k = round_half_up(j, size, points)  # the kernel's k = ⌊p·N + ½⌋
         flat_e, flat_c, flat_k = (a.reshape(-1, a.shape[-1]) for a in (ends, cum, k))
         val = np.array([np.interp(kk, ee, cc) for kk, ee, cc in zip(flat_k, flat_e, flat_c,
                                                                        strict=True)])
@@ -262,14 +266,12 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
         if yb.dtype != np.int8:
             raise ValueError("binned_bootstrap needs a 0/1 outcome.")
         b = n_bins - 1 - np.searchsorted(edges, sb, side="left")
-        idx = b * 4 + (3 - (tb << 1 | yb).astype(np.int64))
         rng = np.random.default_rng(seed)
-        out = np.empty((n_boot + 1, n_bins * 4))
-        out[0] = np.bincount(idx, minlength=n_bins * 4)
+        out = np.empty((n_boot + 1, n_bins, 4))
+        out[0] = _code_counts(b, yb, tb, n_bins)
         for r in range(1, n_boot + 1):
-            out[r] = np.bincount(idx, weights=rng.poisson(1.0, idx.shape[0]),
-                                 minlength=n_bins * 4)
-        return out.reshape(n_boot + 1, n_bins, 4)
+            out[r] = _code_counts(b, yb, tb, n_bins, weights=rng.poisson(1.0, b.shape[0]))
+        return out
 
     parts = dask.compute(*[dask.delayed(piece)(*block, seed)
                            for block, seed in zip(blocks, seeds, strict=True)])

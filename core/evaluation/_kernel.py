@@ -62,6 +62,12 @@ def joint_cumulatives(code_sorted: np.ndarray, neg_sorted: np.ndarray,
             cumulative((code_sorted & 1).astype(bool), runs))
 
 
+def round_half_up(p_num: np.ndarray, size, denom: int) -> np.ndarray:
+    """Row counts ``floor(p*size + 1/2)`` for ``p = p_num/denom``, in exact integer arithmetic
+    (``size`` an int, or integer-valued floats such as weighted counts)."""
+    return (2 * p_num * size + denom) // (2 * denom)
+
+
 def tie_runs(sorted_score: np.ndarray, ties: str) -> TieRuns | None:
     """The :class:`TieRuns` of a ranking for ``ties="average"``, ``None`` for ``"stable"``."""
     return TieRuns(sorted_score) if ties == "average" else None

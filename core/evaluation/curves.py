@@ -77,6 +77,7 @@ from core.evaluation._kernel import (
     joint_cumulatives,
     rank_codes32,
     ranking_order,
+    round_half_up,
     tie_runs,
 )
 
@@ -153,11 +154,6 @@ DEFINITIONS: dict[str, Definition] = {
                     "Radcliffe's original Qini curve: control responders scaled by |T|/|C|."),
     )
 }
-
-
-def _round_half_up(p_num: np.ndarray, size: int, denom: int) -> np.ndarray:
-    """Row counts ``floor(p*size + 1/2)`` for ``p = p_num/denom``, in exact integer arithmetic."""
-    return (2 * p_num * size + denom) // (2 * denom)
 
 
 class UpliftCurves:
@@ -301,8 +297,8 @@ class UpliftCurves:
 
     def _separate_values(self, name: str, points: int) -> np.ndarray:
         j = np.arange(points + 1)
-        kt = _round_half_up(j, self.n_t, points)
-        kc = _round_half_up(j, self.n_c, points)
+        kt = round_half_up(j, self.n_t, points)
+        kc = round_half_up(j, self.n_c, points)
         r_t = self._separate_responders("t", kt)
         r_c = self._separate_responders("c", kc)
         if name == "uplift_sep_rel":
@@ -426,7 +422,6 @@ def curves_from_counts(neg: np.ndarray, counts: np.ndarray, binary: bool, *,
     y_sorted[(starts + n_t)[n_c > 0]] = counts[n_c > 0, 3]
     return UpliftCurves.from_sorted(code, np.repeat(neg, sizes), ties="average",
                                     points=points, y_sorted=y_sorted)
-
 
 
 def _curves(y, t, score, *, ties: str, points: int = SEPARATE_POINTS) -> UpliftCurves:
