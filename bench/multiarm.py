@@ -33,6 +33,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from bench._report import md_table, publish, report_parser, run_timed
 
@@ -53,17 +54,12 @@ MODELS = {
 }
 
 
-def split(t: np.ndarray, *, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from sklearn.model_selection import train_test_split
-
-    idx = np.arange(t.shape[0])
-    return train_test_split(idx, test_size=test_size, stratify=t, random_state=seed)
-
-
 def evaluate(data, tr, te, name: str, cls: str, extra: dict, *, trees: int, lr: float,
-             threads: int, seed: int, cost: float) -> dict:
-    from core.evaluation import auuc, best_arm_policy, policy_value
+             threads: int, seed: int, cost: float) -> tuple[dict, pd.DataFrame]:
+    """Fit one per-arm model and score it on the test rows with the app's own tables
+    (:func:`core.runs.multiarm_runs.arm_summary`, :func:`~core.runs.multiarm_runs.policy_table`)."""
     from core.models import PerArmUplift
+    from core.runs.multiarm_runs import arm_summary, policy_table
 
     params = {"n_estimators": trees, "learning_rate": lr, "num_threads": threads, **extra}
     t0 = time.perf_counter()
@@ -71,32 +67,18 @@ def evaluate(data, tr, te, name: str, cls: str, extra: dict, *, trees: int, lr: 
         data.X.iloc[tr], data.y[tr], data.t[tr])
     seconds = time.perf_counter() - t0
     tau = model.predict(data.X.iloc[te])
-    y, t = data.y[te], data.t[te]
+    test = pd.DataFrame({"y": data.y[te].astype(np.float64), "t": data.t[te],
+                         **{f"tau_{k}": tau[:, k - 1] for k in range(1, tau.shape[1] + 1)}})
     out = {"model": name, "seconds": seconds}
-    for k in range(1, tau.shape[1] + 1):
-        rows = (t == k) | (t == 0)
-        for c in (0.3, 1.0):
-            out[f"AUUC@{c:.0%} {data.arms[k]}"] = auuc(
-                y[rows], (t[rows] == k).astype(int), tau[rows, k - 1],
-                definition="uplift_sep_rel", cutoff=c)
-    prop = data.propensity()[te]
-    costs = np.full(tau.shape[1], cost)
-    out["best-arm"] = policy_value(best_arm_policy(tau, costs), y, t, prop)
-    out["share per arm"] = np.bincount(best_arm_policy(tau, costs),
-                                       minlength=tau.shape[1] + 1) / len(te)
-    return out
-
-
-def baselines(data, te, seed: int) -> dict[str, tuple[float, float]]:
-    from core.evaluation import policy_value
-
-    y, t, prop = data.y[te], data.t[te], data.propensity()[te]
-    n = len(te)
-    out = {f"everyone {arm}": policy_value(np.full(n, k), y, t, prop)
-           for k, arm in enumerate(data.arms)}
-    rng = np.random.default_rng(seed)
-    out["random arm"] = policy_value(rng.integers(0, len(data.arms), n), y, t, prop)
-    return out
+    for arm, row in arm_summary(test, list(data.arms)).iterrows():
+        for c in (30, 100):
+            out[f"AUUC@{c}% {arm}"] = row[f"AUUC@{c} %"]
+    policies = policy_table(test, list(data.arms), list(data.design),
+                            np.full(tau.shape[1], cost))
+    best = policies.loc["best arm per customer (model)"]
+    out["best-arm"] = (best["value"], best["± SE"])
+    out["share per arm"] = best["arm shares"]
+    return out, policies
 
 
 def _vse(v: tuple[float, float], digits: int) -> str:
@@ -116,7 +98,7 @@ def render(results: dict, argv: Sequence[str], *, trees: int, lr: float, seconds
         out.append(md_table(
             ["model", *auuc_cols, "best-arm value", "share: " + " / ".join(arms), "fit s"],
             [[r["model"], *(f"{r[c]:.4f}" for c in auuc_cols), _vse(r["best-arm"], digits),
-              " / ".join(f"{s:.0%}" for s in r["share per arm"]), f"{r['seconds']:.1f}"]
+              r["share per arm"], f"{r['seconds']:.1f}"]
              for r in rows]))
         out.append(md_table(["policy", f"value ({outcome} per customer)"],
                             [[k, _vse(v, digits)] for k, v in base.items()]))
@@ -135,6 +117,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> str:
     """Run the benchmark, print the markdown (and write ``--out``); returns the markdown."""
     from core.data import load_hillstrom
+    from core.runs.multiarm_runs import split_rows
 
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
@@ -148,11 +131,14 @@ def main(argv: Sequence[str] | None = None) -> str:
         if args.max_rows:
             data = data.subset(np.random.default_rng(args.seed).choice(
                 data.n, args.max_rows, replace=False))
-        tr, te = split(data.t, test_size=0.3, seed=args.seed)
-        rows = [evaluate(data, tr, te, name, cls, extra, trees=trees, lr=lr,
-                         threads=args.threads, seed=args.seed, cost=args.cost)
-                for name, (cls, extra) in MODELS[outcome].items()]
-        results[outcome] = (rows, baselines(data, te, args.seed), list(data.arms))
+        tr, te = split_rows(data.t, args.seed)
+        fitted = [evaluate(data, tr, te, name, cls, extra, trees=trees, lr=lr,
+                           threads=args.threads, seed=args.seed, cost=args.cost)
+                  for name, (cls, extra) in MODELS[outcome].items()]
+        policies = fitted[0][1]  # every model's table has the same single-arm rows
+        base = {name: (row["value"], row["± SE"]) for name, row in policies.iterrows()
+                if not name.startswith("best arm")}
+        results[outcome] = ([row for row, _ in fitted], base, list(data.arms))
     text = render(results, argv, trees=trees, lr=lr, seconds=time.perf_counter() - t0)
     return publish(text, args.out)
 

@@ -118,7 +118,7 @@ def test_multiarm_bench_reports_both_outcomes(shared_data):
     text = multiarm.main(["--quick", "--max-rows", "3000", "--data-dir", str(shared_data)])
     assert "### visit: per-arm AUUC" in text and "### spend: per-arm AUUC" in text
     for label in ("LambdaMART-PCG per arm", "Two-model per arm (regression)",
-                  "everyone Mens E-Mail", "random arm"):
+                  "everyone: Mens E-Mail", "random arm"):
         assert label in text
     assert "nan" not in text
 

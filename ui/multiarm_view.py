@@ -209,10 +209,8 @@ def arm_curves(test: pd.DataFrame, arms: list[str]) -> go.Figure:
     """Each treatment arm vs control, ranked by that arm's predicted uplift."""
     fig = go.Figure()
     colors = run_colors(arms[1:])
-    y, t = test["y"].to_numpy(), test["t"].to_numpy()
     for k, arm in enumerate(arms[1:], start=1):
-        rows = (t == k) | (t == 0)
-        x, v = uplift_curve(y[rows], (t[rows] == k).astype(int), test[f"tau_{k}"][rows],
+        x, v = uplift_curve(*multiarm_runs.arm_pair(test, k),
                             definition="uplift_sep_rel")
         fig.add_scatter(x=x, y=v, name=f"{arm} vs {arms[0]}", line=dict(color=colors[arm]))
         fig.add_scatter(x=[0, 1], y=[0, v[-1]], mode="lines", showlegend=False,
@@ -258,11 +256,9 @@ def qini_figure(predicted, band, singles, arms: list[str]) -> go.Figure:
 def calibration_figure(test: pd.DataFrame, arms: list[str]) -> go.Figure:
     fig = go.Figure()
     colors = run_colors(arms[1:])
-    y, t = test["y"].to_numpy(), test["t"].to_numpy()
     lo, hi = np.inf, -np.inf
     for k, arm in enumerate(arms[1:], start=1):
-        rows = (t == k) | (t == 0)
-        table = calibration_table(y[rows], (t[rows] == k).astype(int), test[f"tau_{k}"][rows])
+        table = calibration_table(*multiarm_runs.arm_pair(test, k))
         fig.add_scatter(x=table["predicted"], y=table["observed"], mode="markers+lines",
                         name=arm, line=dict(color=colors[arm]),
                         error_y=dict(type="data", symmetric=False,

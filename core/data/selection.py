@@ -115,6 +115,23 @@ class DatasetChoice:
         """A listed dataset with ``options`` (missing ones take their default), validated."""
         return cls.from_params({"dataset": key, **{k: str(v) for k, v in dict(options).items()}})
 
+    def load(self):
+        """The :class:`~core.data.ABData` this choice names: a listed dataset, a stored
+        upload (:func:`core.data.load_upload`) or a large file
+        (:func:`core.data.load_ab_file`).  The app's pages load through cached versions of
+        the same three loaders (``ui.common``); background tasks call this."""
+        from core.data.large import load_ab_file
+        from core.data.uploads import load_upload
+
+        if self.upload is not None:
+            return load_upload(self.upload)
+        if self.file is not None:
+            path, treatment, outcome = self.file
+            return load_ab_file(path, treatment=treatment, outcome=outcome)
+        from core.data.datasets import load_dataset
+
+        return load_dataset(self.key, **dict(self.options))
+
     def to_params(self) -> dict[str, str]:
         """The query parameters of this choice (every value as text)."""
         if self.upload is not None:

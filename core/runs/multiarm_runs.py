@@ -1,7 +1,8 @@
 """Several-arms experiments as background tasks: one per-arm uplift model
 (:class:`core.models.PerArmUplift`) trained on 70 % of an A/B/n dataset, its predicted uplift
-of every arm on the other 30 % stored with the outcomes and arms — from which the Several
-arms page draws per-arm curves, the policy table, the multi-armed Qini curve and calibration.
+of every arm on the other 30 % stored with the outcomes and arms — from which the Compare
+page draws per-arm curves, the policy table, the multi-armed Qini curve and calibration
+(``ui.multiarm_view``), and the reports their sections.
 
 ``bench.multiarm`` measures the same models on Hillstrom; this module is the app's path.
 """
@@ -19,8 +20,9 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "list_multiarm_runs", "load_multiarm", "models_for",
-           "multiarm_spec", "multiarm_task", "policy_table", "split_rows"]
+__all__ = ["MULTIARM_MODELS", "arm_pair", "arm_summary", "list_multiarm_runs", "load_multiarm",
+           "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
+           "multiarm_task", "policy_table", "policy_takeaway", "score_export", "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
 KIND = "multiarm"
@@ -52,16 +54,15 @@ def _budget(cls: str, trees: int) -> dict:
 
 
 def load_multiarm(dataset: Mapping[str, str]):
-    """The :class:`~core.data.MultiArmData` behind a dataset choice's URL parameters
-    (``{"dataset": key, **options}`` or ``{"upload": fingerprint}``); DataError when the
-    dataset has no several-arms view."""
-    from core.data import DataError, DatasetChoice, load_dataset, load_upload
+    """The dataset a choice's URL parameters name (``{"dataset": key, **options}``,
+    ``{"upload": fingerprint}`` or ``{"file": path, …}``), whose ``.multiarm`` holds the
+    A/B/n experiment; DataError when it has none."""
+    from core.data import DataError, DatasetChoice
 
     choice = DatasetChoice.from_params(dict(dataset))
     if choice is None:
         raise DataError(f"No dataset is named by {dict(dataset)!r}.")
-    data = (load_upload(choice.upload) if choice.upload is not None
-            else load_dataset(choice.key, **dict(choice.options)))
+    data = choice.load()
     if data.multiarm is None:
         raise DataError(f"{data.name} is a two-arm A/B test with a 0/1 outcome; the "
                         "several-arms models need an A/B/n dataset or a continuous outcome.")
@@ -161,19 +162,26 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     return pd.DataFrame(rows).set_index("policy")
 
 
+def arm_pair(test: pd.DataFrame, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Treatment arm ``k`` against control on a run's stored test rows: ``(y, t, score)``
+    of their rows, ``t`` 0/1 and the score the predicted uplift of arm ``k``."""
+    t = test["t"].to_numpy()
+    rows = (t == k) | (t == 0)
+    return (test["y"].to_numpy()[rows], (t[rows] == k).astype(np.int8),
+            test[f"tau_{k}"].to_numpy()[rows])
+
+
 def arm_summary(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
     """Per treatment arm on the test rows (that arm's and the control rows, ranked by that
     arm's predicted uplift): AUUC at 30 % and 100 % (separate, relative uplift curve), mean
     predicted and observed uplift, calibration slope and its standard error."""
     from core.evaluation import auuc, calibration_slope
 
-    y, t = test["y"].to_numpy(), test["t"].to_numpy()
     rows = []
     for k, arm in enumerate(arms[1:], start=1):
-        part = (t == k) | (t == 0)
-        yk, tk, score = y[part], (t[part] == k).astype(np.int8), test[f"tau_{k}"][part]
+        yk, tk, score = arm_pair(test, k)
         slope, se = calibration_slope(yk, tk, score)
-        rows.append({"arm": arm, "test rows": int(part.sum()),
+        rows.append({"arm": arm, "test rows": int(yk.shape[0]),
                      "AUUC@30 %": auuc(yk, tk, score, definition="uplift_sep_rel", cutoff=0.3),
                      "AUUC@100 %": auuc(yk, tk, score, definition="uplift_sep_rel",
                                         cutoff=1.0),
