@@ -36,11 +36,8 @@ with upload_tab:
         with common.guard("Reading the CSV"):
             content = upload.getvalue()
             head = datasets.peek_csv(content)
-            guess = datasets.guess_columns(head)
             columns = list(head.columns)
-            t_at = columns.index(guess["treatment"]) if guess["treatment"] in columns else 0
-            y_at = (columns.index(guess["outcome"]) if guess["outcome"] in columns
-                    else min(1, len(columns) - 1))
+            t_at, y_at = common.default_columns(columns)
             c1, c2 = st.columns(2)
             treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
                                      index=t_at)
@@ -64,9 +61,10 @@ with upload_tab:
                     "two": "compare two arms (other rows are dropped)"}.get) == "all"
             if all_arms or kind == "continuous":
                 mapping.update(all_arms=True, outcome_kind=kind)
+                control = datasets.guess_control(codes)  # a code of 0 is a real answer
                 mapping["control_value"] = st.selectbox(
                     "Control arm", codes, key="data_cv_all",
-                    index=codes.index(common.control_guess(codes)))
+                    index=0 if control is None else codes.index(control))
             elif len(codes) > 2:
                 c5, c6 = st.columns(2)
                 mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv")
@@ -98,14 +96,12 @@ with file_tab:
     if path:
         with common.guard("Reading the file"):
             columns = common.file_columns(path)
-            guess = datasets.guess_columns(columns)
+            t_at, y_at = common.default_columns(columns)
             c1, c2 = st.columns(2)
             treatment = c1.selectbox("Treatment column (0/1)", columns, key="data_file_t",
-                                     index=columns.index(guess["treatment"])
-                                     if guess["treatment"] in columns else 0)
+                                     index=t_at)
             outcome = c2.selectbox("Outcome column (0/1)", columns, key="data_file_y",
-                                   index=columns.index(guess["outcome"])
-                                   if guess["outcome"] in columns else min(1, len(columns) - 1))
+                                   index=y_at)
             if path.lower().endswith((".parquet", ".pq")):
                 info = common.file_summary(path, treatment, outcome)
                 m = st.columns(5)

@@ -208,3 +208,29 @@ def test_listed_abn_datasets_and_their_two_arm_view():
     np.testing.assert_allclose(w.tau, ref.tau.mean(axis=1))
     assert designed_treated_share("multiarm_world")[0] == 0.75
     assert w.subset(np.arange(10)).multiarm.n == 10
+
+
+def test_guess_control_reads_names_and_a_zero_code():
+    from core.data import guess_control
+
+    assert guess_control([2, 0, 1]) == 0  # a code of 0 is an answer, not "none found"
+    assert guess_control(["Offer A", "No E-Mail", "Offer B"]) == "No E-Mail"
+    assert guess_control(["holdout", "a"]) == "holdout"
+    assert guess_control(["a", "b", "c"]) is None
+    assert guess_control(["control", "no"]) is None  # two candidates: ask
+
+
+def test_per_arm_runs_resolve_every_kind_of_dataset_choice(tmp_path):
+    from core.data import DataError, DatasetChoice, load_ab_file, make_criteo_like
+    from core.runs.multiarm_runs import load_multiarm
+
+    world = load_multiarm({"dataset": "multiarm_world", "n": "10000"})
+    assert world.multiarm.arms == ["control", "arm 1", "arm 2", "arm 3"]
+    d = make_criteo_like(2_000, random_state=0)
+    path = tmp_path / "ab.parquet"
+    d.X.assign(treatment=d.t, visit=d.y).to_parquet(path)
+    choice = DatasetChoice(file=(str(path), "treatment", "visit"))
+    assert choice.load().fingerprint() == load_ab_file(
+        path, treatment="treatment", outcome="visit").fingerprint()
+    with pytest.raises(DataError, match="two-arm A/B test"):
+        load_multiarm(choice.to_params())

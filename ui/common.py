@@ -88,15 +88,14 @@ def outcome_kind(content: bytes, column: str) -> str:
     return datasets.guess_outcome_kind(frame[column])
 
 
-def control_guess(codes: list) -> object:
-    """The arm code that reads as control (0, false, no, control, holdout, "No …"), else the
-    first code — the mapping step's default control arm."""
-    words = {"0", "false", "no", "n", "f", "control", "holdout", "ctrl", "untreated", "none"}
-    for code in codes:
-        key = str(code).strip().lower()
-        if key in words or key.startswith(("no ", "no_", "none")):
-            return code
-    return codes[0]
+def default_columns(columns: list) -> tuple[int, int]:
+    """Positions of the guessed treatment and outcome columns among ``columns``
+    (:func:`core.data.guess_columns`), for the mapping steps' select boxes."""
+    guess = datasets.guess_columns(columns)
+    t_at = columns.index(guess["treatment"]) if guess["treatment"] in columns else 0
+    y_at = (columns.index(guess["outcome"]) if guess["outcome"] in columns
+            else min(1, len(columns) - 1))
+    return t_at, y_at
 
 
 @st.cache_data(show_spinner="Reopening the uploaded CSV…", max_entries=8)

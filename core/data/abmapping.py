@@ -29,7 +29,7 @@ import pandas as pd
 from core.data.abdata import ABData, DataError
 
 __all__ = ["MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "frame_to_abdata",
-           "frame_to_multiarm", "guess_columns", "guess_outcome_kind"]
+           "frame_to_multiarm", "guess_columns", "guess_control", "guess_outcome_kind"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -391,6 +391,14 @@ def _continuous(col: pd.Series, column: str) -> np.ndarray:
     return num
 
 
+def guess_control(codes: Sequence[Any]) -> Any:
+    """The one arm code that reads as control — 0, false, no, control, holdout, untreated,
+    "No …" / "none" (stripped, any case) — or ``None`` when no code or several do."""
+    controls = [c for c in codes if (k := _fmt(c).strip().lower()) in _CONTROL_WORDS | _FALSE
+                or k.startswith(("no ", "no_", "none"))]
+    return controls[0] if len(controls) == 1 else None
+
+
 def _control_code(col: pd.Series, column: str, control_value: Any) -> Any:
     """The control arm's code: ``control_value``, else the one code that reads as control
     (0, false, no, control, holdout…); DataError when that is ambiguous."""
@@ -402,11 +410,9 @@ def _control_code(col: pd.Series, column: str, control_value: Any) -> Any:
     if control_value is not None:
         _match(col, [control_value], "control_value", column)
         return control_value
-    keys = {_fmt(c).strip().lower(): c for c in counts.index}
-    controls = [c for k, c in keys.items() if k in _CONTROL_WORDS | _FALSE
-                or k.startswith(("no ", "no_", "none"))]
-    if len(controls) == 1:
-        return controls[0]
+    control = guess_control(list(counts.index))
+    if control is not None:
+        return control
     raise DataError(f"Column {column!r} has the arms {_list_codes(counts)}; say which one is "
                     "the control arm (control_value=).")
 
