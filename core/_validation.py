@@ -138,7 +138,11 @@ def check_scores(values: Any, name: str = "score", *, n: int | None = None,
         raise ValueError(f"{name} must be numeric; got dtype {arr.dtype}.")
     if not (keep_float32 and arr.dtype == np.float32):
         arr = arr.astype(np.float64, copy=False)
-    if not np.isfinite(arr).all():
+    # a finite sum means every value is finite (NaN and ±inf propagate); only a sum that is
+    # not needs the element-wise check, which allocates a mask of the array's size
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if not np.isfinite(total) and not np.isfinite(arr).all():
         bad = int((~np.isfinite(arr)).sum())
         raise ValueError(f"{name} must be finite; got {bad} NaN or infinite value(s).")
     if n is not None and arr.shape[0] != n:

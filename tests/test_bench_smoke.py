@@ -138,8 +138,10 @@ def test_scale_bench_measures_every_path(tmp_path):
     assert all(r["seconds"] > 0 and r["peak_gb"] > 0 for r in results.values())
     ours, theirs = scale.curve_speed(20_000, repeats=1)
     assert ours > 0 and theirs > 0
-    per_round = scale.train_rounds(20_000, 2, 1, block_rows=5_000)
-    assert set(per_round) == {"floor", "pcg", "pcg_blocks"}
+    per_round = scale.train_rounds(20_000, 3, 1, block_rows=5_000)
+    names = {"floor", "pcg", "pcg_blocks"}
+    assert set(per_round) == names | {f"{name}_first" for name in names}
+    assert all(seconds > 0 for seconds in per_round.values())
 
 
 def test_blocks_bench_runs_each_block_size():

@@ -442,8 +442,41 @@ def test_objective_warm_start_matches_fresh_computation(rng, backend):
     for _ in range(3):  # warm-started sorts with ties must equal a fresh stable sort
         got = obj(preds, ds)
         want = lambda_gradients(preds, rel.astype(np.float32), [1000, 1500], metric="auc")
-        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-18)
+        # float32, as LightGBM keeps gradients: the float64 values rounded once (2^-24)
+        assert got[0].dtype == got[1].dtype == np.float32
+        np.testing.assert_allclose(got[0], want[0], rtol=2.0**-24, atol=1e-30)
+        np.testing.assert_allclose(got[1], want[1], rtol=2.0**-24, atol=1e-30)
         preds = preds + np.round(rng.normal(scale=0.05, size=2500), 2)
+
+
+def test_objective_copies_and_pickles_without_its_cached_plan(rng):
+    import copy
+    import pickle
+
+    x, rel = _uplift_problem(rng, n=400)
+    obj = lightgbm_objective("pcg", k=0.5, bins=64)
+    ds = lgb.Dataset(x, rel, group=[len(rel)]).construct()
+    preds = rng.normal(size=len(rel))
+    first = obj(preds, ds)
+    assert obj._plan is not None  # built on the first call, reused afterwards
+    for twin in (copy.deepcopy(obj), pickle.loads(pickle.dumps(obj))):
+        assert twin._plan is None and repr(twin) == repr(obj)
+        again = twin(preds, ds)
+        np.testing.assert_array_equal(again[0], first[0])
+        np.testing.assert_array_equal(again[1], first[1])
+
+
+def test_objective_weights_on_both_backends(rng, backend):
+    rel, _ = _uplift_labels(rng, 1200)
+    preds = rng.normal(size=1200)
+    weight = rng.uniform(0.5, 2.0, size=1200)
+    obj = lightgbm_objective("pcg", method="binned")
+    grad, hess = obj(rel, preds, weight, np.array([500, 700]))
+    ref_grad, ref_hess = lambda_gradients(preds, rel, [500, 700], metric="pcg", method="binned")
+    np.testing.assert_allclose(grad, ref_grad * weight, rtol=2.0**-24, atol=1e-30)
+    np.testing.assert_allclose(hess, ref_hess * weight, rtol=2.0**-24, atol=1e-30)
+    with pytest.raises(ValueError, match="weight must have length 1200"):
+        obj(rel, preds, weight[:-1], np.array([500, 700]))
 
 
 def test_objective_group_disagreement_is_an_error(rng):
@@ -507,3 +540,17 @@ def test_ndcg_without_positive_gain_warns_and_gives_zero(rng):
     with pytest.warns(UserWarning, match=r"ideal DCG <= 0"):
         grad, hess = lambda_gradients(rng.normal(size=4), rel, metric="ndcg")
     assert np.all(grad == 0) and np.all(hess == 0)
+
+
+def test_finite_check_with_an_overflowing_sum():
+    # check_scores first sums the array (no mask allocated); a sum that overflows must not
+    # reject finite values, and NaN / ±inf are still counted one by one
+    from core._validation import check_scores
+
+    big = np.array([1e308, 1e308, -5.0])
+    np.testing.assert_array_equal(check_scores(big), big)
+    assert check_scores(np.full(3, 3e38, dtype=np.float32), keep_float32=True).dtype == np.float32
+    with pytest.raises(ValueError, match="score must be finite; got 2 NaN or infinite"):
+        check_scores([np.inf, -np.inf, 1.0])
+    with pytest.raises(ValueError, match="score must be finite; got 1 NaN or infinite"):
+        check_scores([1e308, 1e308, np.nan])

@@ -100,21 +100,29 @@ def compiled_spec(kmat: np.ndarray, split: bool) -> CompiledSpec:
 
 
 def binned_query_compiled(
-    x: np.ndarray,
+    xs: np.ndarray,
+    order: np.ndarray,
     cls: np.ndarray,
     spec: CompiledSpec,
     w_ok: np.ndarray,
     w_inv: np.ndarray | None,
     bins: int,
-    out: tuple[np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``binned_query`` (:mod:`core.objectives._kernels`) with numba loops: same bins, same
-    second-order expansion.
+    sigma: float,
+    weight: np.ndarray,
+    grad: np.ndarray,
+    hess: np.ndarray,
+    scratch: tuple[np.ndarray, ...],
+) -> None:
+    """``binned_query`` (:mod:`core.objectives._kernels`) with numba loops, written into
+    LightGBM's gradient and hessian: same bins, same second-order expansion.
 
-    ``spec`` comes from :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given); the other
-    arguments and the result are those of ``binned_query``; ``out`` optionally gives
-    the two result arrays to write (numpy allocates them: fresh memory from numba's
-    allocator page-faults on every call, which cost more than the kernel on a VM).
+    ``xs``, ``order``, ``w_ok`` and ``w_inv`` are one query's sorted slots (scores, their
+    rows, slot weights), ``cls`` the class of every row (indexed by row), ``spec`` from :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
+    Writes ``grad[r] = −σ·Λ_r·weight_r`` and ``hess[r] = σ²·max(curvature_r, 0)·weight_r``
+    for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` may be
+    float32).  ``scratch`` holds five arrays of at least the query's size (sorted classes,
+    bins, offsets, ``Λ``, curvature), reused across queries and rounds: at 14M rows fresh
+    memory page-faults on every call and costs more than the kernel.
 
     1. one pass bins the rows and accumulates the per-bin moments
        ``Σ_{q ∈ β, c_q = b} W_u(q)(−δ_q)^m`` (``m ≤ 2``) on the full equal-width grid;
@@ -124,35 +132,37 @@ def binned_query_compiled(
     3. a second pass walks the rows in rank order, evaluates each row's polynomial in
        ``δ_p``, moves the own-bin partners above the row to the other side with prefix
        moments (second order around ``D = 0``, for the curvature too), and adds the
-       sigmoid-free sum over more relevant partners from running per-class totals.
+       sigmoid-free sum over more relevant partners from running per-class totals;
+    4. the results go back to row order.
 
     The FFTs add a rounding error of about ``1e-16`` times the largest table entry, far
     below the truncation error of the expansion.
     """
-    n = x.size
-    lam, curv = (np.empty(n), np.empty(n)) if out is None else out
+    n = xs.size
     if n < 2 or not spec.kmat.any():
-        lam[:] = 0.0
-        curv[:] = 0.0
-        return lam, curv
+        grad[order] = 0.0
+        hess[order] = 0.0
+        return
     nb = compiled()
+    cls_s, raw, delta, lam, curv = (a[:n] for a in scratch)
+    np.take(cls, order, out=cls_s)
     n_cls = spec.kmat.shape[0]
-    width, n_bins = grid(x, bins)
+    width, n_bins = grid(xs, bins)
     w_inv_ = w_ok if w_inv is None else w_inv
-    raw = np.empty(n, dtype=np.intp)
-    delta = np.empty(n)
-    mom = nb.bin_moments(x, cls, w_ok, w_inv_, spec.split, n_cls, width, n_bins, raw, delta)
+    mom, totals = nb.bin_moments(xs, cls_s, w_ok, w_inv_, spec.split, n_cls, width, n_bins,
+                                 raw, delta)
     length = scipy.fft.next_fast_len(2 * n_bins - 1, real=True)
     spectra = scipy.fft.rfft(
         nb.fft_inputs(mom, spec.folds, spec.chan, spec.split, width, n_bins, length), axis=-1)
     conv = scipy.fft.irfft(nb.fft_combine(spectra, spec.folds.shape[0], n_cls, spec.split),
                            n=length, axis=-1)
     if spec.split:
-        nb.rows_split(raw, delta, cls, w_ok, w_inv_, spec.khi, spec.folds, conv, n_bins, lam,
-                      curv)
+        nb.rows_split(raw, delta, cls_s, w_ok, w_inv_, spec.khi, spec.folds, conv, n_bins,
+                      totals, lam, curv)
     else:
-        nb.rows_signed(raw, delta, cls, w_ok, spec.kmat, spec.khi, conv, n_bins, lam, curv)
-    return lam, curv
+        nb.rows_signed(raw, delta, cls_s, w_ok, spec.kmat, spec.khi, conv, n_bins, totals,
+                       lam, curv)
+    nb.scatter(order, lam, curv, sigma, weight, grad, hess)
 
 
 def exact_compiled(

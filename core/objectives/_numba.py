@@ -45,25 +45,36 @@ _JIT = {"cache": True, "fastmath": {"contract"}, "nogil": True}
 _N_COEF = 12  # per (bin, class): (f ∈ {ρ, ρ(1−ρ)}) × (j = power of δ_p, 0..2) × (s = 1 or W)
 
 
+@numba.njit(inline="always", **_JIT)
+def _bin_of(top, xv, width, n_bins):
+    """Grid bin ``β`` of a score ``xv`` and its offset ``δ`` from the bin centre.
+
+    Bin ``β`` is ``[top − (β+1)·width, top − β·width)`` (the last one closed), centre
+    ``top − (β + ½)·width``; ``width = 0`` (all scores tied) puts every row in bin 0.  Both
+    passes of a query call this, so they agree on every row's bin to the last bit.
+    """
+    if width > 0.0:
+        beta = min(int((top - xv) / width), n_bins - 1)
+        return beta, xv - (top - (beta + 0.5) * width)
+    return 0, 0.0
+
+
 @numba.njit(**_JIT)
 def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
-    """Bin ``raw``, offset ``δ`` from the bin centre (both written), and moments (returned).
+    """Bin ``raw``, offset ``δ`` from the bin centre (both written), moments and per-class
+    totals (returned) of one query's sorted rows.
 
-    Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
-    ``x₀ − (β + ½)·width``.  ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for
-    the weight channels ``W_0 = 1``, ``W_1 = w_ok`` and (``split``) ``W_2 = w_inv``.
+    ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for the weight channels
+    ``W_0 = 1``, ``W_1 = w_ok`` and (``split``) ``W_2 = w_inv``; ``totals[b] = (rows,
+    Σ w_ok, Σ w_inv)`` of class ``b``.
     """
     n = x.size
     top = x[0]
     n_w = 3 if split else 2
     mom = np.zeros((n_bins, n_cls, 3 * n_w))
+    totals = np.zeros((n_cls, 3))
     for p in range(n):
-        if width > 0.0:
-            beta = min(int((top - x[p]) / width), n_bins - 1)
-            d = x[p] - (top - (beta + 0.5) * width)
-        else:
-            beta = 0
-            d = 0.0
+        beta, d = _bin_of(top, x[p], width, n_bins)
         raw[p] = beta
         delta[p] = d
         e = -d
@@ -76,12 +87,15 @@ def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
         mom[beta, b, 3] += w
         mom[beta, b, 4] += w * e
         mom[beta, b, 5] += w * e2
+        totals[b, 0] += 1.0
+        totals[b, 1] += w
         if split:
             w = w_inv[p]
             mom[beta, b, 6] += w
             mom[beta, b, 7] += w * e
             mom[beta, b, 8] += w * e2
-    return mom
+            totals[b, 2] += w
+    return mom, totals
 
 
 @numba.njit(**_JIT)
@@ -181,20 +195,13 @@ def _table(conv, n_t, n_cls, n_bins):
 # Helpers of the two row passes.  ``_own_bin``, ``_add_moments`` and ``_poly`` are inlined by
 # numba itself (``inline="always"``): LLVM then sees, and fuses into FMAs, the same
 # instructions as when they were written out in each pass, so the results are bit-for-bit
-# unchanged (as plain calls they changed the last bit of a few hessians).  ``_enter_row`` is
-# left to LLVM's inliner: inlined by numba it made the passes about twice as slow.
-@numba.njit(**_JIT)
-def _enter_row(p, raw, cls, delta, before, current):
-    """Row ``p``'s bin, class, offset ``δ`` and ``δ²``; clears ``before`` when ``p`` opens a
-    new bin (``current`` is the bin of the previous row, ``-1`` before the first)."""
-    alpha = raw[p]
-    if alpha != current:
-        # element loop, not ``before[:] = 0``: with the slice the passes ran ~1.6x slower
-        for q in range(before.shape[0]):
-            for m in range(before.shape[1]):
-                before[q, m] = 0.0
-    d = delta[p]
-    return alpha, cls[p], d, d * d
+# unchanged (as plain calls they changed the last bit of a few hessians).
+@numba.njit(inline="always", **_JIT)
+def _clear(acc):
+    """Zero a small accumulator (element loop: ``acc[:] = 0`` made the passes ~1.6x slower)."""
+    for q in range(acc.shape[0]):
+        for m in range(acc.shape[1]):
+            acc[q, m] = 0.0
 
 
 @numba.njit(inline="always", **_JIT)
@@ -228,51 +235,76 @@ def _poly(tab, i, d):
 
 
 @numba.njit(**_JIT)
-def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, lam, curv):
+def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
     """``(Λ, curvature)`` per sorted row, written to ``lam`` and ``curv``, when ok and
     inverted pairs share the weight ``w``.
 
-    The table (``conv``, one signed table folded with the full ``K``) holds, per bin ``α``
-    and row class ``a``, ``S_s = Σ_q K[a, c_q]·W_s(q)·sgn_q·F(y_pq)`` as a polynomial in
-    ``δ_p`` (``W_0 = 1``, ``W_1 = w``; ``sgn_q = +1`` below the row, ``−1`` above, the own
-    bin counted below).  Own-bin partners above the row are moved to ``−1`` with their
-    exact-order prefix moments (``ρ ≈ ½ − y/4``, ``ρ(1−ρ) ≈ ¼ − y²/16`` around 0), and since
-    ``w`` is monotone, ``Σ_q M_pq F(y_pq) = w_p·S_0 − S_1``.  ``khi`` (``K`` above its
-    diagonal) gives the sigmoid-free sum over more relevant partners, from running counts.
+    ``raw``, ``delta`` and ``totals`` come from :func:`bin_moments`.  The table (``conv``,
+    one signed table folded with the full ``K``) holds, per bin ``α`` and row class ``a``,
+    ``S_s = Σ_q K[a, c_q]·W_s(q)·sgn_q·F(y_pq)`` as a polynomial in ``δ_p`` (``W_0 = 1``,
+    ``W_1 = w``; ``sgn_q = +1`` below the row, ``−1`` above, the own bin counted below).
+    Own-bin partners above the row are moved to ``−1`` with their exact-order prefix moments
+    (``ρ ≈ ½ − y/4``, ``ρ(1−ρ) ≈ ¼ − y²/16`` around 0), and since ``w`` is monotone,
+    ``Σ_q M_pq F(y_pq) = w_p·S_0 − S_1``.  ``khi`` (``K`` above its diagonal) gives the
+    sigmoid-free sum over more relevant partners, from running totals.
+
+    The prefix moments are kept folded with ``K`` per row class (``fold[a] = Σ_q K[a, c_q]
+    ·moments_q``, and likewise ``free`` with ``khi``), so a row reads its class's six sums
+    instead of folding all classes (about 20 % faster).
     """
     n_cls = kmat.shape[0]
-    folds = kmat.reshape((1, n_cls, n_cls))
     tab = _table(conv, 1, n_cls, n_bins)
-    before = np.zeros((n_cls, 6))  # own-bin rows above: (1, −δ, δ², w, −wδ, wδ²)
-    free = np.zeros((n_cls, 2))  # per class: rows below − rows above, as count and Σ w
-    for p in range(raw.size):
-        b = cls[p]
-        free[b, 0] += 1.0
-        free[b, 1] += w[p]
+    fold = np.zeros((n_cls, 6))  # Σ_q K[a, c_q]·(1, −δ, δ², w, −wδ, wδ²) over own-bin rows above
+    free = np.zeros((n_cls, 2))  # Σ_q khi[a, c_q]·(1, w) over rows below − rows above
+    for a in range(n_cls):
+        for q in range(n_cls):
+            free[a, 0] += khi[a, q] * totals[q, 0]
+            free[a, 1] += khi[a, q] * totals[q, 1]
     current = -1
     for p in range(raw.size):
-        current, a, d, d2 = _enter_row(p, raw, cls, delta, before, current)
+        alpha = raw[p]
+        if alpha != current:
+            current = alpha
+            _clear(fold)
+        a = cls[p]
+        d = delta[p]
+        d2 = d * d
         wp = w[p]
-        b00, b01, b02, b10, b11, b12 = _own_bin(folds, 0, a, before, 3)
+        b00 = fold[a, 0]
+        b01 = fold[a, 1]
+        b02 = fold[a, 2]
+        b10 = fold[a, 3]
+        b11 = fold[a, 4]
+        b12 = fold[a, 5]
         i = (current * n_cls + a) * _N_COEF
         # table value minus twice the own-bin part above the row
         r0 = _poly(tab, i, d) - (b00 - 0.5 * (d * b00 + b01))
         r1 = _poly(tab, i + 1, d) - (b10 - 0.5 * (d * b10 + b11))
         v0 = _poly(tab, i + 6, d) - (0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
         v1 = _poly(tab, i + 7, d) - (0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
-        hi = 0.0
-        for q in range(n_cls):
-            hi += khi[a, q] * (wp * free[q, 0] - free[q, 1])
+        hi = wp * free[a, 0] - free[a, 1]
         lam[p] = wp * r0 - r1 - hi
         curv[p] = wp * v0 - v1
-        _add_moments(before, a, 0, 1.0, -d, d2)
-        _add_moments(before, a, 3, wp, -d, d2)
-        free[a, 0] -= 2.0
-        free[a, 1] -= 2.0 * wp
+        e = -d
+        we = wp * e
+        wd2 = wp * d2
+        for q in range(n_cls):
+            k = kmat[q, a]
+            if k != 0.0:
+                fold[q, 0] += k
+                fold[q, 1] += k * e
+                fold[q, 2] += k * d2
+                fold[q, 3] += k * wp
+                fold[q, 4] += k * we
+                fold[q, 5] += k * wd2
+            kh = khi[q, a]
+            if kh != 0.0:
+                free[q, 0] -= 2.0 * kh
+                free[q, 1] -= 2.0 * kh * wp
 
 
 @numba.njit(**_JIT)
-def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv):
+def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, lam, curv):
     """:func:`rows_signed` for MAP, where ok and inverted pairs weigh differently.
 
     Four one-sided tables ``t``: (less relevant partners, below the row; w_ok), (less
@@ -284,17 +316,16 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv
     n_cls = folds.shape[1]
     tab = _table(conv, 4, n_cls, n_bins)
     before = np.zeros((n_cls, 9))  # (1, −δ, δ²) × (1, w_ok, w_inv)
-    # per class: count, Σ w_ok, Σ w_inv — of all rows (total) and of the rows above (above)
-    total = np.zeros((n_cls, 3))
-    above = np.zeros((n_cls, 3))
-    for p in range(raw.size):
-        b = cls[p]
-        total[b, 0] += 1.0
-        total[b, 1] += w_ok[p]
-        total[b, 2] += w_inv[p]
+    above = np.zeros((n_cls, 3))  # per class: count, Σ w_ok, Σ w_inv of the rows above
     current = -1
     for p in range(raw.size):
-        current, a, d, d2 = _enter_row(p, raw, cls, delta, before, current)
+        alpha = raw[p]
+        if alpha != current:
+            current = alpha
+            _clear(before)
+        a = cls[p]
+        d = delta[p]
+        d2 = d * d
         wo = w_ok[p]
         wi = w_inv[p]
         rho = 0.0
@@ -316,7 +347,7 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, lam, curv
             crv += sign * (wt * v0 - v1)
         hi = 0.0
         for q in range(n_cls):
-            hi += khi[a, q] * (wi * (total[q, 0] - above[q, 0]) - (total[q, 2] - above[q, 2])
+            hi += khi[a, q] * (wi * (totals[q, 0] - above[q, 0]) - (totals[q, 2] - above[q, 2])
                                + above[q, 1] - wo * above[q, 0])
         lam[p] = rho - hi
         curv[p] = crv
@@ -450,11 +481,18 @@ def sort_queries(x, starts, sizes, order, xs, bucket):
 
 
 @numba.njit(**_JIT)
-def scatter(order, lam, curv, sigma, grad, hess):
-    """LightGBM's ``grad = −σ·Λ`` and ``hess = σ²·max(curvature, 0)``, back in row order."""
+def scatter(order, lam, curv, sigma, weight, grad, hess):
+    """LightGBM's ``grad = −σ·Λ`` and ``hess = σ²·max(curvature, 0)``, back in row order and
+    times the row ``weight`` (none when empty); ``grad`` and ``hess`` may be float32."""
     s2 = sigma * sigma
+    weighted = weight.size > 0
     for i in range(order.size):
         r = order[i]
-        grad[r] = -sigma * lam[i]
+        g = -sigma * lam[i]
         c = curv[i]
-        hess[r] = s2 * c if c > 0.0 else 0.0
+        h = s2 * c if c > 0.0 else 0.0
+        if weighted:
+            g *= weight[r]
+            h *= weight[r]
+        grad[r] = g
+        hess[r] = h
