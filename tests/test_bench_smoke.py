@@ -152,3 +152,19 @@ def test_blocks_bench_runs_each_block_size():
     d = make_criteo_like(6_000, random_state=0)
     res = blocks.run(d.X, d.y, d.t, [1_000, None], seeds=1, trees=5, lr=0.1)
     assert set(res) == {1_000, None} and all(len(v) == 1 for v in res.values())
+
+
+def test_objective_profile_accounts_for_the_whole_round(rng):
+    pytest.importorskip("numba")
+    from bench import objective_speed
+    from core.objectives import _numba as kernels
+
+    x = rng.normal(size=(3_000, 4))
+    rel = np.where(rng.random(3_000) < 0.1, 1.0, 0.0) - np.where(rng.random(3_000) < 0.05, 0.5, 0)
+    base = {"metric": "None", "verbose": -1, "num_threads": 1, "learning_rate": 0.1,
+            "num_leaves": 7, "deterministic": True, "seed": 0}
+    sort = kernels.sort_queries
+    phases = objective_speed.profile_rounds(x, rel, base, trees=5)
+    assert kernels.sort_queries is sort and np.take.__name__ == "take"  # timers removed
+    assert {label for *_, label in objective_speed.PHASES} < set(phases)
+    assert all(phases[label] > 0 for *_, label in objective_speed.PHASES)  # each one ran

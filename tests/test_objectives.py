@@ -346,17 +346,19 @@ def test_compiled_sort_matches_stable_lexsort(rng):
         np.exp(50 * rng.normal(size=n)),  # most rows crowded into a few buckets
         np.sort(rng.normal(size=n)),  # reversed
         np.where(rng.random(n) < 0.5, 0.0, 1e-300 * rng.normal(size=n)),  # tiny span
+        np.where(rng.random(n) < 0.5, 0.0, 5e-320 * rng.random(n)),  # 1/span overflows
     ]
     for x in cases:
         for sizes in ([n], [1, 999, 2000, 1000], [1] * 10 + [n - 10]):
             sizes = np.array(sizes)
             starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            order, xs = np.empty(n, dtype=np.intp), np.empty(n)
-            _lambda_numba.sort_queries(x, starts, sizes, order, xs,
-                                       np.empty(n + 1, dtype=np.intp))
-            expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
-            np.testing.assert_array_equal(order, expected)
-            np.testing.assert_array_equal(xs, x[expected])
+            for index in (np.int32, np.intp):
+                order, xs = np.empty(n, dtype=index), np.empty(n)
+                _lambda_numba.sort_queries(x, starts, sizes, order, xs,
+                                           np.empty(2 * n + 1, dtype=index))
+                expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
+                np.testing.assert_array_equal(order, expected)
+                np.testing.assert_array_equal(xs, x[expected])
 
 
 def test_auto_switches_to_binned_above_threshold(rng, backend):

@@ -145,7 +145,7 @@ def binned_query_compiled(
         return
     nb = compiled()
     cls_s, raw, delta, lam, curv = (a[:n] for a in scratch)
-    np.take(cls, order, out=cls_s)
+    np.take(cls, order, out=cls_s, mode="clip")  # (valid rows; "raise" copies via a buffer)
     n_cls = spec.kmat.shape[0]
     width, n_bins = grid(xs, bins)
     w_inv_ = w_ok if w_inv is None else w_inv

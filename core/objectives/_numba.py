@@ -415,13 +415,15 @@ def exact_queries(starts, sizes, scale, x, rel, gain, w_ok, w_inv, split, lam, c
 def sort_queries(x, starts, sizes, order, xs, bucket):
     """Rows of each query by score descending, ties by row order: ``order`` and ``xs = x[order]``.
 
-    A bucket sort per query: as many equal-width buckets as rows, filled in row order
+    A bucket sort per query: one equal-width bucket per two rows, filled in row order
     (counting sort, stable), then a stable insertion sort inside each bucket — ``O(n)`` for
     scores spread like a model's, and for long runs of tied scores.  A bucket of over 256
     rows that is not already in order (scores crowded by outliers) gets a stable merge sort
-    instead, so the worst case is ``O(n log n)``.  ``bucket`` is scratch (intp, ``n + 1``).
-    About as fast as numpy's stable argsort warm-started from the previous round's ranking
-    (0.4–0.6 ms at 30,000 rows), and needs no warm start and no check of the ties.
+    instead, so the worst case is ``O(n log n)``.  ``bucket`` is scratch (``2n + 1``, the
+    counts and each row's bucket), of ``order``'s integer type (int32 halves the memory the
+    sort touches).  A row's bucket is ``⌊(top − x)·(buckets / span)⌋`` (divided instead when
+    the reciprocal overflows): monotone in ``x``, which is all the sort needs.  0.25–0.4 ms at 30,000 rows; numpy's stable argsort
+    takes 2 ms.
     """
     for qi in range(starts.size):
         lo = starts[qi]
@@ -430,29 +432,40 @@ def sort_queries(x, starts, sizes, order, xs, bucket):
         top = x[lo]
         bottom = x[lo]
         for i in range(lo + 1, hi):
-            top = max(top, x[i])
-            bottom = min(bottom, x[i])
+            v = x[i]
+            if v > top:
+                top = v
+            if v < bottom:
+                bottom = v
         if not top > bottom:  # all tied (or one row): row order
             for i in range(lo, hi):
                 order[i] = i
                 xs[i] = x[i]
             continue
+        n_buckets = max(m // 2, 1)
         span = top - bottom
-        count = bucket[lo:hi + 1]
+        scale = n_buckets / span
+        finite = scale < np.inf  # a subnormal span overflows the reciprocal
+        count = bucket[lo:lo + n_buckets + 1]
+        key = bucket[x.size + 1 + lo:x.size + 1 + hi]  # (after every query's counts)
         count[:] = 0
-        for i in range(lo, hi):
-            k = min(int((top - x[i]) / span * m), m - 1)
+        for i in range(m):
+            gap = top - x[lo + i]
+            k = min(int(gap * scale if finite else gap / span * n_buckets), n_buckets - 1)
+            key[i] = k
             count[k + 1] += 1
-        for k in range(m):
-            count[k + 1] += count[k]
-        for i in range(lo, hi):  # rows in row order: stable
-            k = min(int((top - x[i]) / span * m), m - 1)
+        run = 0
+        for k in range(n_buckets + 1):  # running total in a register: no store-load chain
+            run += count[k]
+            count[k] = run
+        for i in range(m):  # rows in row order: stable
+            k = key[i]
             j = lo + count[k]
             count[k] += 1
-            order[j] = i
-            xs[j] = x[i]
+            order[j] = lo + i
+            xs[j] = x[lo + i]
         first = lo  # count[k] now ends bucket k
-        for k in range(m):
+        for k in range(n_buckets):
             last = lo + count[k]
             if last - first > 256:
                 ordered = True

@@ -324,8 +324,9 @@ class Plan:
         page-fault on every call).
         """
         if self._buffers is None:
-            self._buffers = (np.empty(self.n, dtype=np.intp), np.empty(self.n),
-                             np.empty(self.n + 1, dtype=np.intp))
+            index = np.int32 if self.n < 2**31 - 1 else np.intp  # less memory to touch
+            self._buffers = (np.empty(self.n, dtype=index), np.empty(self.n),
+                             np.empty(2 * self.n + 1, dtype=index))
         order, xs, bucket = self._buffers
         _comp.compiled().sort_queries(x, self.starts, self.sizes, order, xs, bucket)
         return order, xs
