@@ -204,7 +204,7 @@ def train_rounds(rows: int, rounds: int, threads: int, block_rows: int = 100_000
             start = time.perf_counter()
             lgb.train({**base, "objective": objective}, datasets[layout],
                       num_boost_round=rounds,
-                      callbacks=[lambda env: stamps.append(time.perf_counter())])
+                      callbacks=[lambda env, add=stamps.append: add(time.perf_counter())])
             first[name].append(stamps[0] - start)
             per[name].append(float(np.median(np.diff(stamps))))
     out = {name: min(v) for name, v in per.items()}

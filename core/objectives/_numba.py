@@ -432,11 +432,8 @@ def sort_queries(x, starts, sizes, order, xs, bucket):
         top = x[lo]
         bottom = x[lo]
         for i in range(lo + 1, hi):
-            v = x[i]
-            if v > top:
-                top = v
-            if v < bottom:
-                bottom = v
+            top = max(top, x[i])
+            bottom = min(bottom, x[i])
         if not top > bottom:  # all tied (or one row): row order
             for i in range(lo, hi):
                 order[i] = i
