@@ -18,7 +18,8 @@ times differ only by the objective:
   rows (the training rows are in random order, so the chunks are random thirds);
 * **PCG / AUC / MAUC binned**: ``core.objectives.lambdas.lightgbm_objective`` with
   ``method="binned"`` on ONE joint query of all rows: PCG with the Rel labels (1/|T|, 0,
-  −1/|C|, 0), AUC with Abs1 (TR and CNR relevant, the flipped label), MAUC with Abs3;
+  −1/|C|, 0) and with Abs1 (TR and CNR relevant, the flipped label; the default labels of
+  ``LambdaMARTUplift``), AUC with Abs1, MAUC with Abs3;
 * on a random **subsample** (``--subsample`` rows, one query; default 3,000 because the exact
   objective costs ``O(n²)`` numpy work per tree): the floor again, built-in lambdarank at
   full depth (truncation = all rows) and our PCG with ``method="exact"``.
@@ -217,6 +218,8 @@ def main() -> None:
          {"objective": "lambdarank"}, x, abs3, chunks),
         ("PCG binned (ours)", "full", "1 × all", "Rel",
          {"objective": lightgbm_objective("pcg", method="binned")}, x, rel, [n]),
+        ("PCG binned, Abs1 labels (ours)", "full", "1 × all", "Abs1",
+         {"objective": lightgbm_objective("pcg", method="binned")}, x, abs1, [n]),
         ("AUC binned (ours)", "full", "1 × all", "Abs1",
          {"objective": lightgbm_objective("auc", method="binned")}, x, abs1, [n]),
         ("MAUC binned (ours)", "full", "1 × all", "Abs3",
