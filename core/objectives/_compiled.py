@@ -117,7 +117,8 @@ def binned_query_compiled(
     LightGBM's gradient and hessian: same bins, same second-order expansion.
 
     ``xs``, ``order``, ``w_ok`` and ``w_inv`` are one query's sorted slots (scores, their
-    rows, slot weights), ``cls`` the class of every row (indexed by row), ``spec`` from :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
+    rows, slot weights), ``cls`` the class of every row (indexed by row), ``spec`` from
+    :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
     Writes ``grad[r] = −σ·Λ_r·weight_r`` and ``hess[r] = σ²·max(curvature_r, 0)·weight_r``
     for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` may be
     float32).  ``scratch`` holds five arrays of at least the query's size (sorted classes,
