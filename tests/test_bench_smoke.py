@@ -154,7 +154,7 @@ def test_blocks_bench_runs_each_block_size():
     assert set(res) == {1_000, None} and all(len(v) == 1 for v in res.values())
 
 
-def test_objective_profile_accounts_for_the_whole_round(rng):
+def test_objective_profile_times_every_phase_and_restores_the_kernels(rng):
     pytest.importorskip("numba")
     from bench import objective_speed
     from core.objectives import _numba as kernels

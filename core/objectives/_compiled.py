@@ -120,8 +120,8 @@ def binned_query_compiled(
     rows, slot weights), ``cls`` the class of every row (indexed by row), ``spec`` from
     :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
     Writes ``grad[r] = −σ·Λ_r·weight_r`` and ``hess[r] = σ²·max(curvature_r, 0)·weight_r``
-    for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` may be
-    float32).  ``scratch`` holds five arrays of at least the query's size (sorted classes,
+    for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` start as zeros
+    and may be float32).  ``scratch`` holds five arrays of at least the query's size (sorted classes,
     bins, offsets, ``Λ``, curvature), reused across queries and rounds: at 14M rows fresh
     memory page-faults on every call and costs more than the kernel.
 
@@ -141,9 +141,7 @@ def binned_query_compiled(
     """
     n = xs.size
     if n < 2 or not spec.kmat.any():
-        grad[order] = 0.0
-        hess[order] = 0.0
-        return
+        return  # no pair changes the metric: the rows keep the zeros ``grad`` / ``hess`` hold
     nb = compiled()
     cls_s, raw, delta, lam, curv = (a[:n] for a in scratch)
     np.take(cls, order, out=cls_s, mode="clip")  # (valid rows; "raise" copies via a buffer)

@@ -133,12 +133,14 @@ class Plan:
         self._order: np.ndarray | None = None
         self._specs: list | None = None  # compiled back-end: per binned query, on first use
         # compiled back-end, set on first use (_compiled_setup, _sort_compiled)
-        self._cls = self._scratch = self._exact_slots = self._covered = None
+        self._scratch = self._exact_slots = None
         self._buffers: tuple | None = None  # the sort's order, x[order] and bucket scratch
 
     # ---- which kernel runs each query ------------------------------------------------------
     def _assign(self, method: str) -> None:
-        self.binned: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        #: binned queries: (start, size, K); the class of each of their rows is in ``cls``
+        self.binned: list[tuple[int, int, np.ndarray]] = []
+        self.cls = np.zeros(self.n, dtype=np.intp)
         self.exact_big: list[tuple[int, int]] = []
         small: list[int] = []
         for q, (start, size) in enumerate(zip(self.starts.tolist(), self.sizes.tolist(),
@@ -147,9 +149,9 @@ class Plan:
                 continue
             want_binned = method == "binned" or (method == "auto" and size > AUTO_EXACT_MAX_ROWS)
             if want_binned:
-                classes = self._classes(start, size, q)
-                if classes is not None:
-                    self.binned.append((start, size, *classes))
+                kmat = self._classes(start, size, q)
+                if kmat is not None:
+                    self.binned.append((start, size, kmat))
                     continue
                 if size > EXACT_MAX_ROWS:
                     raise ValueError(
@@ -167,8 +169,9 @@ class Plan:
         self.exact_queries = np.sort(np.array(
             small + [int(self.qid[start]) for start, _ in self.exact_big], dtype=np.intp))
 
-    def _classes(self, start: int, size: int, q: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Relevance classes of one query and the class-pair factor ``K``, or None if too many.
+    def _classes(self, start: int, size: int, q: int) -> np.ndarray | None:
+        """Relevance classes of one query's rows (written to :attr:`cls`) and its class-pair
+        factor ``K`` (returned), or None if there are too many.
 
         Classes are the distinct gains (ordered like the relevance, since every gain is a
         non-decreasing function of it), except for ``mauc``, whose class gains depend on the
@@ -183,8 +186,8 @@ class Plan:
         first = np.zeros(values.size, dtype=np.int64)
         first[cls[::-1]] = np.arange(size)[::-1]
         class_gain = self.gain[start + first]
-        kmat = np.abs(class_gain[:, None] - class_gain[None, :]) * self.scale[q]
-        return cls.astype(np.intp), kmat
+        self.cls[start:start + size] = cls
+        return np.abs(class_gain[:, None] - class_gain[None, :]) * self.scale[q]
 
     def _buckets(self, small: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Pad small queries to the next power of two and group them by padded length."""
@@ -234,10 +237,10 @@ class Plan:
         """Run each query's kernel; inputs and outputs in sorted-slot layout."""
         lam = np.zeros(self.n)
         curv = np.zeros(self.n)
-        for start, size, cls, kmat in self.binned:
+        for start, size, kmat in self.binned:
             sl = slice(start, start + size)
             lam[sl], curv[sl] = _kern.binned_query(
-                xs[sl], cls[order[sl] - start], kmat, w_ok[sl],
+                xs[sl], self.cls[order[sl]], kmat, w_ok[sl],
                 None if w_inv is None else w_inv[sl], self.bins,
             )
         for start, size in self.exact_big:
@@ -264,7 +267,7 @@ class Plan:
 
         Binned queries write their rows' gradients directly; exact queries go through
         sorted-slot ``Λ`` / curvature arrays.  Rows of skipped queries (one row, or no pair
-        that changes the metric) get zeros.
+        that changes the metric) keep the zeros they start with.
         """
         if self._specs is None:
             self._compiled_setup()
@@ -275,13 +278,12 @@ class Plan:
             w_ok, w_inv = _map_weights(rel_s, self.starts, self.sizes)
         else:
             w_ok, w_inv = self.slot_w, None
-        new = np.empty if self._covered else np.zeros
-        grad, hess = new(self.n, dtype=dtype), new(self.n, dtype=dtype)
+        grad, hess = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
         weight = _NO_WEIGHT if weight is None else weight
-        for (start, size, *_), spec in zip(self.binned, self._specs, strict=True):
+        for (start, size, _), spec in zip(self.binned, self._specs, strict=True):
             sl = slice(start, start + size)
             _comp.binned_query_compiled(
-                xs[sl], order[sl], self._cls, spec, w_ok[sl],
+                xs[sl], order[sl], self.cls, spec, w_ok[sl],
                 None if w_inv is None else w_inv[sl], self.bins, self.sigma, weight, grad, hess,
                 self._scratch,
             )
@@ -300,22 +302,17 @@ class Plan:
         return grad, hess
 
     def _compiled_setup(self) -> None:
-        """Per binned query its :class:`~core.objectives._compiled.CompiledSpec`; the class of
-        every row; scratch for the largest binned query; the sorted slots of exact queries."""
+        """Per binned query its :class:`~core.objectives._compiled.CompiledSpec`; scratch for
+        the largest binned query; the sorted slots of the exact queries."""
         split = self.metric == "map"
         self._specs = [_comp.compiled_spec(kmat, split) for *_, kmat in self.binned]
-        self._cls = np.zeros(self.n, dtype=np.intp)
-        largest = 0
-        for start, size, cls, _ in self.binned:
-            self._cls[start:start + size] = cls
-            largest = max(largest, size)
+        largest = max((size for _, size, _ in self.binned), default=0)
         self._scratch = (np.empty(largest, dtype=np.intp), np.empty(largest, dtype=np.intp),
                          np.empty(largest), np.empty(largest), np.empty(largest))
         qs = self.exact_queries
         self._exact_slots = np.concatenate(
             [np.arange(self.starts[q], self.starts[q] + self.sizes[q]) for q in qs]
         ) if qs.size else np.empty(0, dtype=np.intp)
-        self._covered = sum(size for _, size, *_ in self.binned) + self._exact_slots.size == self.n
 
     def _sort_compiled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_sort` by a compiled bucket sort (no warm start needed), and ``x[order]``.
