@@ -7,8 +7,7 @@ from core.evaluation.curve_tables import (
     BASELINES,
     PERFECT,
     RANDOM,
-    auuc_summary,
-    curves_frame,
+    curves_and_auuc,
     thin_frame,
 )
 from core.evaluation.curves import DEFINITIONS
@@ -17,17 +16,18 @@ from ui import common
 from ui.charts import curve_figure
 from ui.glossary import GLOSSARY
 
+#: curve points kept per ranker for the download (every point up to this many rows; evenly
+#: spaced beyond, so a 14M-row joint curve is a 100,000-line file, not 14 million)
+KEPT_POINTS = 100_000
+
 
 @st.cache_data(show_spinner="Computing curves…", max_entries=64)
 def compute(_data, fingerprint: str, rankers: tuple, definition: str, ties: str,
             baselines: tuple, cutoff: float):
     scores = {name: common.score_values(_data, name) for name in rankers}
-    frame = curves_frame(_data.y, _data.t, scores, definition=definition, ties=ties,
-                         baselines=baselines)
     cuts = tuple(sorted(set(CUTOFFS) | {cutoff}))
-    table = auuc_summary(_data.y, _data.t, scores, definition=definition, cutoffs=cuts,
-                         ties=ties, baselines=baselines)
-    return frame, table
+    return curves_and_auuc(_data.y, _data.t, scores, definition=definition, cutoffs=cuts,
+                           ties=ties, baselines=baselines, max_points=KEPT_POINTS)
 
 
 st.title("Uplift curves")
@@ -45,9 +45,11 @@ definition = right.selectbox("Curve definition", list(DEFINITIONS), key="curves_
                              format_func=lambda name: DEFINITIONS[name].label,
                              help=GLOSSARY["Definition"])
 d = DEFINITIONS[definition]
-right.latex(d.formula)
+# a row of its own: the widest formula (Qini, joint) does not fit a third of the page
+formula, words = st.columns([3, 2], vertical_alignment="center")
+formula.latex(d.formula)
 unit = "share of each arm" if d.units == "relative" else "number of responders"
-right.caption(f"{d.setting.capitalize()} ranking · {d.units} units (curve in {unit}) — "
+words.caption(f"{d.setting.capitalize()} ranking · {d.units} units (curve in {unit}) — "
               f"{d.summary}")
 
 c1, c2, c3, c4 = st.columns(4)
@@ -91,5 +93,8 @@ with common.guard("Computing the curves"):
     st.dataframe(shown.style.format(precision=5 if relative else 1, thousands=",", na_rep="—"),
                  width="stretch", key="curves_table", placeholder="—")
     common.download_row(fig, frame, f"uprank_curves_{definition}", key="curves_dl")
+    if d.setting == "joint" and data.n + 1 > KEPT_POINTS:
+        st.caption(f"The points file keeps {KEPT_POINTS:,} evenly spaced points of each "
+                   f"curve's {data.n + 1:,}; the AUUCs above use every point.")
     st.download_button("Download AUUC table (CSV)", safe_csv_bytes(table, index=True),
                        f"uprank_auuc_{definition}.csv", "text/csv", key="curves_auuc_csv")

@@ -105,7 +105,7 @@ with file_tab:
             if path.lower().endswith((".parquet", ".pq")):
                 info = common.file_summary(path, treatment, outcome)
                 m = st.columns(5)
-                m[0].metric("Rows", f"{info['rows']:,}")
+                common.count_metric(m[0], "Rows", info["rows"])
                 m[1].metric("Columns", f"{len(info['columns']):,}")
                 m[2].metric("Size on disk", f"{info['bytes'] / 1e6:,.0f} MB")
                 m[3].metric("Treated share", f"{info['treated share']:.1%}")
@@ -122,9 +122,9 @@ st.divider()
 st.subheader(f"Current dataset: {data.name}")
 rate_t, rate_c = data.y[data.t == 1].mean(), data.y[data.t == 0].mean()
 m = st.columns(6)
-m[0].metric("Rows", f"{data.n:,}")
-m[1].metric("Treated", f"{data.n_treated:,}")
-m[2].metric("Control", f"{data.n_control:,}")
+common.count_metric(m[0], "Rows", data.n)
+common.count_metric(m[1], "Treated", data.n_treated)
+common.count_metric(m[2], "Control", data.n_control)
 amount = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
 response = "Outcome > 0" if amount else "Response"
 m[3].metric(f"{response}, treated", f"{rate_t:.2%}")

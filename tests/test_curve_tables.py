@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.evaluation import curves
-from core.evaluation.curve_tables import PERFECT, RANDOM, auuc_summary, curves_frame, thin
+from core.evaluation.curve_tables import (
+    PERFECT,
+    RANDOM,
+    auuc_summary,
+    curves_and_auuc,
+    curves_frame,
+    thin,
+)
 
 
 @pytest.fixture
@@ -61,6 +69,30 @@ def test_auuc_summary_matches_auuc_and_random_area(data):
     assert table.loc[PERFECT, "AUUC@100%"] == pytest.approx(
         curves.perfect_auuc(y, t, definition="uplift_joint_rel")
     )
+
+
+def test_curves_and_auuc_is_both_tables_from_one_sort(data):
+    y, t, scores = data
+    for definition in ("qini_joint_abs", "uplift_sep_rel"):
+        frame, table = curves_and_auuc(y, t, scores, definition=definition, cutoffs=(0.3, 1.0),
+                                       max_points=50)
+        pd.testing.assert_frame_equal(
+            frame, curves_frame(y, t, scores, definition=definition, max_points=50))
+        pd.testing.assert_frame_equal(
+            table, auuc_summary(y, t, scores, definition=definition, cutoffs=(0.3, 1.0)))
+
+
+def test_float32_scores_give_the_float64_tables(data):
+    # float32 scores take the radix-sort kernel; values exactly representable in float32
+    # (here multiples of 1/8) must rank, tie and accumulate exactly as their float64 copies
+    y, t, scores = data
+    s64 = {k: np.round(v * 8) / 8 for k, v in scores.items()}
+    s32 = {k: v.astype(np.float32) for k, v in s64.items()}
+    for definition in ("uplift_joint_rel", "qini_sep_abs"):
+        f64, a64 = curves_and_auuc(y, t, s64, definition=definition)
+        f32, a32 = curves_and_auuc(y, t, s32, definition=definition)
+        pd.testing.assert_frame_equal(f32, f64, check_exact=True)
+        pd.testing.assert_frame_equal(a32, a64, check_exact=True)
 
 
 def test_bad_score_column_is_named(data):

@@ -7,6 +7,7 @@ definitions in the paper (§4.2) — never from running the code under test.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import io
@@ -364,6 +365,17 @@ def test_fingerprint_is_content_based_and_stable_across_processes():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONHASHSEED": "123"}, check=True)
     assert out.stdout.strip() == fp
+
+
+def test_fingerprint_is_kept_until_a_part_is_replaced():
+    w = make_uplift_world(500, random_state=7)
+    first = w.fingerprint()
+    assert w.fingerprint() is first  # kept: not hashed again
+    w.y = 1 - w.y  # another array: hashed again, as a fresh object would be
+    assert w.fingerprint() == ABData(w.X, w.y, w.t).fingerprint() != first
+    w.X = w.X.assign(age=0.0)
+    assert w.fingerprint() == ABData(w.X, w.y, w.t).fingerprint()
+    assert dataclasses.replace(w, name="copy").fingerprint() == w.fingerprint()
 
 
 def test_csv_round_trip_of_the_world():

@@ -320,3 +320,15 @@ def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
     assert "Current dataset: big.parquet" in texts(assert_clean(again.run()).subheader)
     at.text_input(key="data_file_path").set_value(str(tmp_path / "missing.parquet"))
     assert_only_error(at.run(), "No file at")
+
+
+def test_counts_in_metric_tiles_are_short_enough_to_show_whole():
+    from ui.common import short_count
+
+    # exact below ten million; in millions (two decimals) from there on
+    assert short_count(0) == "0"
+    assert short_count(2_097_244) == "2,097,244"
+    assert short_count(9_999_999) == "9,999,999"
+    assert short_count(10_000_000) == "10.00M"
+    assert short_count(13_979_592) == "13.98M"
+    assert short_count(1_250_000_000) == "1,250.00M"

@@ -107,8 +107,11 @@ def load_stored_upload(fingerprint: str) -> ABData:
 @st.cache_resource(show_spinner="Reading the file in column batches…", max_entries=1)
 def load_file(path: str, treatment: str, outcome: str) -> ABData:
     """A large Parquet / CSV file read by path (:func:`core.data.load_ab_file`); kept as a
-    resource (one at a time, not copied per session: it may hold millions of rows)."""
-    return datasets.load_ab_file(path, treatment=treatment, outcome=outcome)
+    resource (one at a time, not copied per session: it may hold millions of rows).  Its
+    fingerprint is taken here, under the spinner (2 s at 14M rows), and kept on the object."""
+    data = datasets.load_ab_file(path, treatment=treatment, outcome=outcome)
+    data.fingerprint()
+    return data
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -348,6 +351,19 @@ def thousands(value) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
+
+
+def short_count(n: int) -> str:
+    """A count short enough for a metric tile: exact below ten million (``"2,097,244"``),
+    else in millions (``13979592`` → ``"13.98M"``), so a six-tile row never cuts it off."""
+    return f"{n:,}" if n < 10_000_000 else f"{n / 1e6:,.2f}M"
+
+
+def count_metric(container, label: str, n: int) -> None:
+    """``st.metric`` of a count; when shortened, the exact count is in its tooltip."""
+    n = int(n)
+    short = short_count(n)
+    container.metric(label, short, help=None if short == f"{n:,}" else f"{n:,} exactly")
 
 
 def dataset_caption(data: ABData) -> None:

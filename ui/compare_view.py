@@ -33,17 +33,17 @@ def bootstrap(ids: tuple, _splits, definition: str, cutoffs: tuple, n_boot: int,
     return res.table(), res.paired(reference)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Computing the test-set curves of every run…", max_entries=64)
 def bands(ids: tuple, _runs: list, definition: str, kind: str):
     return [compare.band(split_curves(run, definition), kind=kind) for run in _runs]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Ranking the runs under every curve definition…", max_entries=64)
 def definition_ranks(ids: tuple, _splits, cutoff: float):
     return over.definition_ranks_over_splits(_splits, cutoff=cutoff)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Computing ranking metrics on every split…", max_entries=64)
 def ranking_metrics(ids: tuple, _splits, probability: str):
     return over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
 
@@ -55,7 +55,7 @@ def profit(ids: tuple, _splits, cost: float, econ_key: tuple, value_per_response
     return res.curves(), res.summary(), res.band_note()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner="Computing the decile table of every split…", max_entries=64)
 def deciles(ids: tuple, _splits, label: str):
     table = over.deciles_over_splits(_splits, label)
     imbalanced = any(treatment_balance_along_ranking(s.t, s.scores[label])["imbalanced"].any()

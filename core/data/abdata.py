@@ -88,6 +88,8 @@ class ABData:
     ids: np.ndarray | None = None
     id_name: str = "row"
     multiarm: Any = None
+    #: (X, y, t, multiarm, digest) of the last fingerprint; see :meth:`fingerprint`
+    _fingerprint: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.X, pd.DataFrame):
@@ -138,7 +140,20 @@ class ABData:
         key caches of trained runs.  ``name``, ``warnings`` and ``scores`` do not enter it.
         The two-arm view of an A/B/n experiment also hashes its arm codes, arm names and
         outcome (so a continuous outcome, or another arm split, is other data).
+
+        The digest is kept on the object (2 s at 14M rows; pages ask for it on every rerun)
+        and recomputed when ``X``, ``y``, ``t`` or ``multiarm`` is replaced by another object.
+        Arrays changed in place are not noticed: treat an ABData's data as read-only.
         """
+        parts = (self.X, self.y, self.t, self.multiarm)
+        kept = self._fingerprint
+        if kept is not None and all(a is b for a, b in zip(kept, parts)):
+            return kept[4]
+        digest = self._digest()
+        self._fingerprint = (*parts, digest)
+        return digest
+
+    def _digest(self) -> str:
         h = hashlib.sha256()
         dtypes = ["category" if isinstance(d, pd.CategoricalDtype) else d.kind
                   for d in self.X.dtypes]

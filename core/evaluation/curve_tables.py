@@ -16,8 +16,8 @@ from core.constants import CUTOFFS
 from core.evaluation.curves import DEFINITIONS, UpliftCurves, perfect_score
 
 __all__ = [
-    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "compare_scenarios", "curves_frame", "thin",
-    "thin_frame",
+    "BASELINES", "RANDOM", "PERFECT", "auuc_summary", "compare_scenarios", "curves_and_auuc",
+    "curves_frame", "thin", "thin_frame",
 ]
 
 RANDOM = "Random targeting"
@@ -40,21 +40,55 @@ def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
 
 
 def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines: Iterable[str]):
+    """Each ranker's :class:`UpliftCurves` (one sort each) and whether it is the random line.
+
+    Scores keep float32 (the radix-sort kernel); the random baseline only needs the arms'
+    totals, so it is built from a constant float32 score (one linear pass, no sort).
+    """
     if not scores and not baselines:
         raise ValueError("scores must name at least one ranker; got none.")
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
     out: dict[str, tuple[UpliftCurves, bool]] = {}
     for name, s in scores.items():
-        out[str(name)] = (UpliftCurves(y, t, check_scores(s, f"scores[{name!r}]", n=len(y)),
-                                       ties=ties), False)
+        score = check_scores(s, f"scores[{name!r}]", n=len(y), keep_float32=True)
+        out[str(name)] = (UpliftCurves(y, t, score, ties=ties), False)
     baselines = tuple(baselines)
     for b in baselines:
         check_choice(b, "baselines", BASELINES)
     if RANDOM in baselines:
-        out[RANDOM] = (UpliftCurves(y, t, np.zeros(len(y)), ties="average"), True)
+        out[RANDOM] = (UpliftCurves(y, t, np.zeros(len(y), dtype=np.float32), ties="average"),
+                       True)
     if PERFECT in baselines:
         out[PERFECT] = (UpliftCurves(y, t, perfect_score(y, t), ties="stable"), False)
     return out
+
+
+def _frame(curves, definition: str, max_points: int | None) -> pd.DataFrame:
+    parts = []
+    for name, (c, is_random) in curves.items():
+        x, v = c.curve(definition)
+        if is_random:
+            v = x * v[-1]
+        keep = thin(len(x), max_points)
+        parts.append(pd.DataFrame({
+            "ranker": name,
+            "fraction": x[keep],
+            "targeted": np.rint(x[keep] * c.n).astype(np.int64),
+            "value": v[keep],
+        }))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _summary(curves, definition: str, cutoffs: Iterable[float]) -> pd.DataFrame:
+    cutoffs = tuple(cutoffs)
+    rows = {}
+    for name, (c, is_random) in curves.items():
+        rows[name] = {
+            f"AUUC@{cut:.0%}": (c.random_auuc(definition, cutoff=cut) if is_random
+                                else c.auuc(definition, cutoff=cut))
+            for cut in cutoffs
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def curves_frame(
@@ -75,19 +109,7 @@ def curves_frame(
     thinned points).
     """
     check_choice(definition, "definition", DEFINITIONS)
-    parts = []
-    for name, (c, is_random) in _curve_objects(y, t, scores, ties, baselines).items():
-        x, v = c.curve(definition)
-        if is_random:
-            v = x * v[-1]
-        keep = thin(len(x), max_points)
-        parts.append(pd.DataFrame({
-            "ranker": name,
-            "fraction": x[keep],
-            "targeted": np.rint(x[keep] * c.n).astype(np.int64),
-            "value": v[keep],
-        }))
-    return pd.concat(parts, ignore_index=True)
+    return _frame(_curve_objects(y, t, scores, ties, baselines), definition, max_points)
 
 
 def auuc_summary(
@@ -104,14 +126,25 @@ def auuc_summary(
 
     The random baseline's row is the area of its straight line with the same convention.
     """
-    rows = {}
-    for name, (c, is_random) in _curve_objects(y, t, scores, ties, baselines).items():
-        rows[name] = {
-            f"AUUC@{cut:.0%}": (c.random_auuc(definition, cutoff=cut) if is_random
-                                else c.auuc(definition, cutoff=cut))
-            for cut in cutoffs
-        }
-    return pd.DataFrame.from_dict(rows, orient="index")
+    return _summary(_curve_objects(y, t, scores, ties, baselines), definition, cutoffs)
+
+
+def curves_and_auuc(
+    y,
+    t,
+    scores: Mapping[str, np.ndarray],
+    *,
+    definition: str,
+    cutoffs: Iterable[float] = CUTOFFS,
+    ties: str = "average",
+    baselines: Iterable[str] = BASELINES,
+    max_points: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(curves_frame(...), auuc_summary(...))`` with each ranker sorted once for both
+    (what the Curves page shows: half the time of the two calls at 14M rows)."""
+    check_choice(definition, "definition", DEFINITIONS)
+    curves = _curve_objects(y, t, scores, ties, baselines)
+    return _frame(curves, definition, max_points), _summary(curves, definition, cutoffs)
 
 
 def compare_scenarios(
