@@ -7,7 +7,7 @@ from core.evaluation.curve_tables import (
     BASELINES,
     PERFECT,
     RANDOM,
-    curves_and_auuc,
+    RankerCurves,
     thin_frame,
 )
 from core.evaluation.curves import DEFINITIONS
@@ -25,9 +25,10 @@ KEPT_POINTS = 100_000
 def compute(_data, fingerprint: str, rankers: tuple, definition: str, ties: str,
             baselines: tuple, cutoff: float):
     scores = {name: common.score_values(_data, name) for name in rankers}
+    curves = RankerCurves(_data.y, _data.t, scores, ties=ties, baselines=baselines)
     cuts = tuple(sorted(set(CUTOFFS) | {cutoff}))
-    return curves_and_auuc(_data.y, _data.t, scores, definition=definition, cutoffs=cuts,
-                           ties=ties, baselines=baselines, max_points=KEPT_POINTS)
+    return (curves.frame(definition, max_points=KEPT_POINTS),
+            curves.auuc(definition, cutoffs=cuts))
 
 
 st.title("Uplift curves")

@@ -10,8 +10,8 @@ from core.evaluation import curves
 from core.evaluation.curve_tables import (
     PERFECT,
     RANDOM,
+    RankerCurves,
     auuc_summary,
-    curves_and_auuc,
     curves_frame,
     thin,
 )
@@ -71,11 +71,12 @@ def test_auuc_summary_matches_auuc_and_random_area(data):
     )
 
 
-def test_curves_and_auuc_is_both_tables_from_one_sort(data):
+def test_ranker_curves_give_both_tables_of_every_definition_from_one_sort(data):
     y, t, scores = data
+    curves = RankerCurves(y, t, scores)
     for definition in ("qini_joint_abs", "uplift_sep_rel"):
-        frame, table = curves_and_auuc(y, t, scores, definition=definition, cutoffs=(0.3, 1.0),
-                                       max_points=50)
+        frame = curves.frame(definition, max_points=50)
+        table = curves.auuc(definition, cutoffs=(0.3, 1.0))
         pd.testing.assert_frame_equal(
             frame, curves_frame(y, t, scores, definition=definition, max_points=50))
         pd.testing.assert_frame_equal(
@@ -89,8 +90,9 @@ def test_float32_scores_give_the_float64_tables(data):
     s64 = {k: np.round(v * 8) / 8 for k, v in scores.items()}
     s32 = {k: v.astype(np.float32) for k, v in s64.items()}
     for definition in ("uplift_joint_rel", "qini_sep_abs"):
-        f64, a64 = curves_and_auuc(y, t, s64, definition=definition)
-        f32, a32 = curves_and_auuc(y, t, s32, definition=definition)
+        c64, c32 = RankerCurves(y, t, s64), RankerCurves(y, t, s32)
+        f64, a64 = c64.frame(definition), c64.auuc(definition)
+        f32, a32 = c32.frame(definition), c32.auuc(definition)
         pd.testing.assert_frame_equal(f32, f64, check_exact=True)
         pd.testing.assert_frame_equal(a32, a64, check_exact=True)
 
