@@ -272,3 +272,36 @@ def test_several_arms_on_hillstrom_reaches_policies_qini_and_calibration(app_url
         assert "best-arm rule" in html and "Mens E-Mail" in html
         page.screenshot(path=str(tmp_path / "several_arms.png"), full_page=True)
         browser.close()
+
+
+def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_path):
+    """The Criteo-size path at a test's size: a Parquet file named in a shared link, read by
+    path (never uploaded); LambdaMART trains as a background job whose round count shows,
+    another page opens while it runs, and Cancel stops it with nothing stored."""
+    sync_api = _require_browser()
+    from core.data import write_criteo_like
+
+    path = tmp_path / "criteo_like.parquet"
+    write_criteo_like(path, 300_000, random_state=0)
+    link = f"file={path}&file_treatment=treatment&file_outcome=visit"
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(f"{app_url}/train?{link}")
+        page.get_by_text("Dataset: criteo_like.parquet · 300,000 rows").wait_for()
+        # the paper's budget (500 trees): still running when Cancel comes, on any machine
+        page.get_by_text("as in the paper (500 trees, lr 0.01)").click()
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("round ").first.wait_for(timeout=120_000)  # "round 3/500, …"
+        _assert_clean(page, "Train page while training")
+
+        page.get_by_role("link", name="Glossary", exact=True).click()  # responsive meanwhile
+        page.get_by_role("heading", name="Glossary").wait_for()
+        page.get_by_role("link", name="Train", exact=True).click()
+        page.get_by_role("button", name="Cancel").first.click()
+        page.get_by_text("Cancelled — nothing was stored.").first.wait_for(timeout=30_000)
+        _assert_clean(page, "Train page after Cancel")
+        page.screenshot(path=str(tmp_path / "cancelled.png"))
+        browser.close()

@@ -78,10 +78,11 @@ class RankerCurves:
         Any of :data:`RANDOM` (the straight line to ``V(1)``, from the arms' totals) and
         :data:`PERFECT` (the oracle ranking), added as extra rows.
 
-    Examples
-    --------
-    >>> curves = RankerCurves(y, t, {"model": s})  # doctest: +SKIP
-    >>> curves.frame("uplift_sep_rel"), curves.auuc("uplift_sep_rel")  # doctest: +SKIP
+    Notes
+    -----
+    ``RankerCurves(y, t, {"model": s}).frame("uplift_sep_rel")`` is
+    :func:`curves_frame` with ``definition="uplift_sep_rel"``; the Curves page builds one
+    and reads both tables off it.
     """
 
     def __init__(self, y, t, scores: Mapping[str, np.ndarray], *, ties: str = "average",
