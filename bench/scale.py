@@ -27,6 +27,13 @@ the Dask rows add the workers' peak, sampled by ``distributed``'s ``MemorySample
 * **curve vs scikit-uplift**: ``uplift_curve(definition="qini_joint_abs")`` against
   ``sklift.metrics.qini_curve`` on the same float32 / int8 arrays, alternated, best of 3.
 
+``--train-dask`` instead trains the two-model baseline and LambdaMART-PCG (queries of random
+10,000-row blocks, the layout a partition forces) on the first ~70 % of the file's rows and
+scores the rest: in memory (pyarrow read, ``num_threads = --workers``) and on a LocalCluster
+(``--workers`` processes × 1 thread; :mod:`core.models.distributed`, LightGBM's own Dask
+estimators), each in a fresh process — seconds, peak memory, test AUUC@30 % (uplift,
+separate, relative) and the correlation of the score with the known τ(x).
+
 Targets (issue 14): Parquet → table at 14M rows ≤ 15 s and ≤ 3 GB; one curve ≥ 4×
 scikit-uplift at 1M and 10M rows.  Times on a shared 2-core machine vary by ±30 %.
 """
@@ -123,9 +130,82 @@ def child(mode: str, path: str, workers: int) -> dict:
     return out
 
 
-def measure(mode: str, path: Path, workers: int) -> dict:
+FEATURES = [f"f{j}" for j in range(12)]
+TRAIN_MODELS = ("two_model", "lambdamart")
+
+
+def _train_parts(frame, share: float = 0.7):
+    """The Dask frame in at least 10 partitions; the first ``share`` of them train."""
+    if frame.npartitions < 10:
+        frame = frame.repartition(npartitions=10)
+    k = int(round(share * frame.npartitions))
+    # len() of the slice, not per-partition lengths: the query optimiser may fuse those
+    return frame, k, len(frame.partitions[:k])
+
+
+def train_child(where: str, path: str, workers: int, trees: int) -> dict:
+    """Fit both models on the training rows (in memory or on a LocalCluster) and score the
+    test rows in memory; one process, so the peak memory is this run's."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from core.data import read_parquet_columns
+    from core.evaluation import auuc
+    from core.models import LambdaMARTUplift, TwoModel
+    from core.models.distributed import fit_lambdamart_dask, fit_two_model_dask
+
+    columns = FEATURES + ["treatment", "visit", "tau"]
+    frame, k, n_train = _train_parts(dd.read_parquet(path, columns=columns,
+                                                     split_row_groups=True))
+    cols = read_parquet_columns(path, columns)
+    test = pd.DataFrame({c: cols[c][n_train:] for c in columns})
+    out: dict = {"where": where, "train_rows": n_train, "test_rows": len(test),
+                 "partitions": k}
+    fits: dict = {}
+    if where == "memory":
+        train = pd.DataFrame({c: cols[c][:n_train] for c in FEATURES})
+        y, t = cols["visit"][:n_train], cols["treatment"][:n_train]
+        for name in TRAIN_MODELS:
+            model = (TwoModel(n_estimators=trees, learning_rate=0.1, num_threads=workers,
+                              random_state=0) if name == "two_model" else
+                     LambdaMARTUplift(block_rows=10_000, n_estimators=trees, learning_rate=0.1,
+                                      num_threads=workers, random_state=0))
+            start = time.perf_counter()
+            model.fit(train, y, t)
+            fits[name] = (time.perf_counter() - start, model)
+    else:
+        from distributed import Client, LocalCluster
+        from distributed.diagnostics import MemorySampler
+
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit="6GiB") as cluster, \
+                Client(cluster):
+            parts = frame.partitions[:k]  # read by the workers inside each fit
+            sampler = MemorySampler()
+            with sampler.sample("run", interval=0.2):
+                for name in TRAIN_MODELS:
+                    fit = fit_two_model_dask if name == "two_model" else fit_lambdamart_dask
+                    kw = {} if name == "two_model" else {"block_rows": 10_000}
+                    start = time.perf_counter()
+                    model = fit(parts, features=FEATURES, treatment="treatment",
+                                outcome="visit", n_estimators=trees, learning_rate=0.1,
+                                random_state=0, **kw)
+                    fits[name] = (time.perf_counter() - start, model)
+            out["cluster_gb"] = float(sampler.to_pandas().max().iloc[0]) / 1e9
+    for name, (seconds, model) in fits.items():
+        score = np.asarray(model.predict(test[FEATURES]), dtype=np.float64)
+        out[name] = {"seconds": seconds,
+                     "auuc30": auuc(test["visit"].to_numpy(), test["treatment"].to_numpy(),
+                                    score, definition="uplift_sep_rel", cutoff=0.3),
+                     "corr_tau": float(np.corrcoef(score, test["tau"].to_numpy())[0, 1])}
+    out["peak_gb"] = _peak_gb()
+    return out
+
+
+def measure(mode: str, path: Path, workers: int, trees: int = 50) -> dict:
     done = subprocess.run([sys.executable, "-m", "bench.scale", "--child", mode,
-                           "--path", str(path), "--workers", str(workers)],
+                           "--path", str(path), "--workers", str(workers),
+                           "--trees", str(trees)],
                           capture_output=True, text=True, check=False,
                           cwd=Path(__file__).resolve().parents[1])
     if done.returncode:
@@ -221,11 +301,17 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=0, metavar="ROWS",
                         help="only time boosting rounds on ROWS rows (floor vs PCG)")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--train-dask", type=int, nargs="+", default=None, metavar="ROWS",
+                        help="only train both models in memory and on a LocalCluster")
+    parser.add_argument("--trees", type=int, default=50)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--path", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.path, args.workers), default=float))
+        result = (train_child(args.child[len("train_"):], args.path, args.workers, args.trees)
+                  if args.child.startswith("train_") else
+                  child(args.child, args.path, args.workers))
+        print(json.dumps(result, default=float))
         return
     if args.train:
         per = train_rounds(args.train, args.rounds, 1)
@@ -243,6 +329,26 @@ def main() -> None:
     from core.data import cache_dir
 
     data_dir = args.data_dir or cache_dir() / "bench"
+    if args.train_dask:
+        print(f"## Training in memory vs on a LocalCluster ({args.workers} workers × 1 thread; "
+              f"in memory {args.workers} threads), {args.trees} trees, lr 0.1\n")
+        print("| rows in file | model | where | fit seconds | peak memory (process) | "
+              "peak memory (cluster) | test AUUC@30 % | corr(score, τ) |")
+        print("|---:|---|---|---:|---:|---:|---:|---:|")
+        for rows in args.train_dask:
+            path = ensure_file(data_dir, rows)
+            for where in ("memory", "dask"):
+                r = measure(f"train_{where}", path, args.workers, args.trees)
+                cluster = f"{r['cluster_gb']:.2f} GB" if "cluster_gb" in r else "—"
+                for name, label in (("two_model", "two-model"),
+                                    ("lambdamart", "LambdaMART-PCG, 10k-row blocks")):
+                    m = r[name]
+                    print(f"| {rows:,} | {label} | {where} | {m['seconds']:.1f} | "
+                          f"{r['peak_gb']:.2f} GB | {cluster} | {m['auuc30']:.5f} | "
+                          f"{m['corr_tau']:.3f} |")
+            print(f"\n{rows:,} rows: {r['train_rows']:,} train ({r['partitions']} partitions), "
+                  f"{r['test_rows']:,} test.\n")
+        return
     sizes = [1_000_000] if args.quick else args.rows
     print("## UpRank at Criteo size: the AUUC table from Parquet, in memory and on Dask\n")
     print(f"`python -m bench.scale{' --quick' if args.quick else ''}` — Criteo-like stand-in "

@@ -144,6 +144,20 @@ def test_scale_bench_measures_every_path(tmp_path):
     assert all(seconds > 0 for seconds in per_round.values())
 
 
+def test_scale_bench_trains_both_models_in_memory_and_on_a_cluster(tmp_path):
+    pytest.importorskip("distributed")
+    from bench import scale
+
+    path = scale.ensure_file(tmp_path, 40_000)
+    runs = {where: scale.train_child(where, str(path), 2, 5) for where in ("memory", "dask")}
+    for r in runs.values():  # the same split: 7 of 10 partitions of 4,000 rows train
+        assert (r["train_rows"], r["test_rows"], r["partitions"]) == (28_000, 12_000, 7)
+        for name in scale.TRAIN_MODELS:
+            assert r[name]["seconds"] > 0 and np.isfinite(r[name]["auuc30"])
+            assert r[name]["corr_tau"] > 0  # even 5 trees lean towards the known effect
+    assert runs["dask"]["cluster_gb"] > 0
+
+
 def test_blocks_bench_runs_each_block_size():
     from bench import blocks
 

@@ -74,12 +74,26 @@ def fit_two_model_dask(frame: Any, *, features: Sequence[str], treatment: str, o
     features = list(features)
     models = []
     for arm in (1, 0):
-        part = frame[frame[treatment] == arm]
+        part = _aligned(frame[frame[treatment] == arm][features + [outcome]], client)
         model = DaskLGBMClassifier(client=client,
                                    **_lgb_params(n_estimators, learning_rate, random_state))
         model.fit(part[features], part[outcome])
         models.append(model.to_local())
+        del part  # the arm's rows leave the workers' memory
     return DaskUplift("two_model", models, features)
+
+
+def _aligned(frame: Any, client: Any = None) -> Any:
+    """``frame`` persisted (on ``client``, else the current one), so its column selections
+    keep one partitioning.
+
+    LightGBM's Dask estimators pair the partitions of ``X`` and ``y`` one to one.  Left lazy,
+    each selection is optimised on its own, and dask's query optimiser fuses the partitions
+    of a Parquet read by the share of the columns it reads: 12 feature columns of 10 row
+    groups became 5 partitions, the outcome column 3, and LightGBM refused the pair.
+    LightGBM holds its training rows in the workers' memory anyway.
+    """
+    return frame.persist() if client is None else client.persist(frame)
 
 
 def _block_queries(part: pd.DataFrame, *, treatment: str, outcome: str, block_rows: int,
@@ -112,9 +126,9 @@ def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, 
 
     features = list(features)
     meta = frame._meta.assign(_label=np.float64(0), _qid=np.int64(0))
-    queried = frame.map_partitions(_block_queries, treatment=treatment, outcome=outcome,
-                                   block_rows=int(block_rows), seed=int(random_state),
-                                   meta=meta)
+    queried = _aligned(frame.map_partitions(
+        _block_queries, treatment=treatment, outcome=outcome, block_rows=int(block_rows),
+        seed=int(random_state), meta=meta)[features + ["_label", "_qid"]], client)
     sizes = queried["_qid"].map_partitions(
         lambda q: pd.Series(np.bincount(q.to_numpy()) if len(q) else np.zeros(0, np.int64)),
         meta=(None, "i8"))
