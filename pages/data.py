@@ -166,11 +166,24 @@ else:
         st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 "
                     "flagged)", help=GLOSSARY["SMD"])
         with common.guard("The balance table"):
-            st.dataframe(hygiene.covariate_balance(data.X, data.t), height=260,
-                         key="data_balance", column_config={
-                             "mean_treated": st.column_config.NumberColumn(format="localized"),
-                             "mean_control": st.column_config.NumberColumn(format="localized"),
-                             "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"])})
+            balance = common.covariate_balance(data, data.fingerprint())
+            st.dataframe(balance.fillna({"level": ""}), height=260, key="data_balance",
+                         hide_index=True, column_config={
+                             "feature": "Feature",
+                             "level": st.column_config.TextColumn(
+                                 "Level", help="For a text feature: the level compared "
+                                 "(share of rows with it); empty for a numeric feature."),
+                             "mean_treated": st.column_config.NumberColumn(
+                                 "Mean, treated", format="localized"),
+                             "mean_control": st.column_config.NumberColumn(
+                                 "Mean, control", format="localized"),
+                             "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"]),
+                             "abs_smd": st.column_config.NumberColumn("|SMD|"),
+                             "missing_treated": st.column_config.NumberColumn(
+                                 "Missing, treated", format="percent"),
+                             "missing_control": st.column_config.NumberColumn(
+                                 "Missing, control", format="percent"),
+                             "imbalanced": st.column_config.CheckboxColumn("|SMD| > 0.1")})
 
 st.markdown("**Preview**")
 if data.multiarm is not None:

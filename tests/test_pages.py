@@ -30,6 +30,16 @@ def test_data_page_shows_default_world_with_srm_and_balance():
     assert "Uplift world" in texts(at.subheader)
     assert "No sample ratio mismatch" in texts(at.success)
     assert len(at.dataframe) >= 3  # SRM table, balance table, preview
+    from core.data import hygiene
+
+    balance = next(d.value for d in at.dataframe if "smd" in d.value.columns)
+    data = at.session_state["data"]
+    expected = hygiene.covariate_balance(data.X, data.t)
+    assert list(balance["feature"]) == list(expected["feature"])
+    np.testing.assert_allclose(balance["smd"], expected["smd"])
+    # a numeric feature has no level: an empty cell, not the text "None"
+    assert all(isinstance(v, str) for v in balance["level"])
+    assert set(balance["level"][expected["level"].isna()]) == {""}
 
 
 def test_data_page_srm_against_a_wrong_design_is_a_plain_warning_not_an_error():
