@@ -183,6 +183,19 @@ def test_progress_is_reported_and_can_cancel():
                        progress=cancel)
 
 
+def test_progress_comes_more_often_on_large_data(monkeypatch):
+    # about every PROGRESS_WORK rows × rankers of work: with 2 rankers on n rows and a budget
+    # of 10·n, a call every 5 replicates (and after the last)
+    from core.evaluation import compare as module
+
+    y, t, scores = small_case()
+    monkeypatch.setattr(module, "PROGRESS_WORK", 10 * len(y))
+    calls = []
+    bootstrap_auuc(y, t, dict(list(scores.items())[:2]), definition="uplift_joint_rel",
+                   n_boot=12, progress=lambda done, total: calls.append(done))
+    assert calls == [5, 10, 12]
+
+
 def test_degenerate_input_warns_and_returns_nan():
     y, t, scores = small_case()
     with pytest.warns(UndefinedMetricWarning, match="no control rows"):

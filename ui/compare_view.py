@@ -4,6 +4,8 @@ arrays are passed unhashed (``_splits``) because the run ids already identify th
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from core.evaluation import across_splits as over
@@ -25,12 +27,33 @@ def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
     return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
 
 
-@st.cache_data(show_spinner="Bootstrapping the test rows of every split…", max_entries=32)
-def bootstrap(ids: tuple, _splits, definition: str, cutoffs: tuple, n_boot: int,
-              reference: str):
+@st.cache_data(show_spinner=False, max_entries=32)
+def _bootstrap(ids: tuple, _splits, definition: str, cutoffs: tuple, n_boot: int,
+               reference: str, _progress=None):
     res = over.bootstrap_over_splits(_splits, definition=definition, cutoffs=cutoffs,
-                                     n_boot=n_boot, random_state=0, reference=reference)
+                                     n_boot=n_boot, random_state=0, reference=reference,
+                                     progress=_progress)
     return res.table(), res.paired(reference)
+
+
+def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
+              reference: str):
+    """The bootstrap table and paired tests, cached; while it runs, a progress bar with the
+    replicates done and the time left (minutes at millions of test rows)."""
+    bar = st.empty()
+    start = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        spent = time.perf_counter() - start
+        left = f", about {spent * (total - done) / done:,.0f} s left" if spent > 2 else ""
+        bar.progress(done / total, text=f"Bootstrapping the test rows: replicate {done:,} of "
+                                        f"{total:,}{left}")
+
+    bar.progress(0.0, text="Bootstrapping the test rows of every split…")
+    try:
+        return _bootstrap(ids, splits, definition, cutoffs, n_boot, reference, progress)
+    finally:
+        bar.empty()
 
 
 @st.cache_data(show_spinner="Computing the test-set curves of every run…", max_entries=64)
@@ -79,7 +102,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
 
     def build() -> bytes:
         ids = tuple(chosen)
-        boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
+        # built on a download click, outside the page's script run: no progress bar to draw
+        boot, paired = _bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
         decile_parts = []
         for rid in chosen:
             table, interval, _ = deciles(ids, splits, labels[rid])

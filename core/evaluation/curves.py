@@ -208,30 +208,51 @@ class UpliftCurves:
     def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int,
                     y_values: np.ndarray | None = None):
         """``code`` = 2·t + y in rank order; with ``y_values`` (a continuous outcome, in rank
-        order) R^T and R^C are sums of y instead of counts of responders."""
+        order) R^T and R^C are sums of y instead of counts of responders.
+
+        Only the arm totals are counted here; the joint ranking's cumulative counts are built
+        on first use (:meth:`_joint_arrays`) and the separate rankings' likewise, so a caller
+        that reads only separate definitions (the bootstrap on the Compare page's default)
+        never pays for the other.
+        """
         self.ties = ties
         self.points = points
         self.n = int(code.shape[0])
-        # Joint ranking: cumulative N^T, R^T and R (all responders); N^C = k - N^T and
-        # R^C = R - R^T, so three accumulations give the four counts for k = 0..n.
-        self._k = k = np.arange(self.n + 1, dtype=np.float64)
-        if y_values is None:
-            self._nt, self._rt, responders = joint_cumulatives(code, neg_sorted, ties)
-            self.n_responders = int(responders[-1])  # run ends are exact counts
-        else:
-            t_sorted = code >= 2
-            runs = tie_runs(neg_sorted, ties)
-            self._nt = cumulative(t_sorted, runs)
-            self._rt = cumulative(t_sorted * y_values, runs)
-            responders = cumulative(y_values, runs)
-            self.n_responders = int(np.count_nonzero(y_values))
-        self.n_t = int(self._nt[-1])
+        per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
+        self.n_t = int(per_code[2] + per_code[3])
         self.n_c = self.n - self.n_t
-        self._nc = k - self._nt
-        self._rc = responders - self._rt
-        self._sorted = (code, y_values, neg_sorted)  # for the separate rankings, lazily
+        self.n_responders = (int(per_code[1] + per_code[3]) if y_values is None
+                             else int(np.count_nonzero(y_values)))
+        self._sorted = (code, y_values, neg_sorted)  # for both rankings, lazily
+        self._joint: tuple[np.ndarray, ...] | None = None
         self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
+
+    def _joint_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(k, N^T, R^T, N^C, R^C)`` of the joint ranking for ``k = 0..n``, built once.
+
+        Three accumulations — cumulative N^T, R^T and R (all responders) — give the four
+        counts: N^C = k − N^T and R^C = R − R^T.
+        """
+        if self._joint is None:
+            code, y_values, neg_sorted = self._sorted
+            k = np.arange(self.n + 1, dtype=np.float64)
+            if y_values is None:
+                nt, rt, responders = joint_cumulatives(code, neg_sorted, self.ties)
+            else:
+                t_sorted = code >= 2
+                runs = tie_runs(neg_sorted, self.ties)
+                nt = cumulative(t_sorted, runs)
+                rt = cumulative(t_sorted * y_values, runs)
+                responders = cumulative(y_values, runs)
+            self._joint = (k, nt, rt, k - nt, responders - rt)
+        return self._joint
+
+    _k = property(lambda self: self._joint_arrays()[0])
+    _nt = property(lambda self: self._joint_arrays()[1])
+    _rt = property(lambda self: self._joint_arrays()[2])
+    _nc = property(lambda self: self._joint_arrays()[3])
+    _rc = property(lambda self: self._joint_arrays()[4])
 
     # ------------------------------------------------------------------ helpers
     @property
