@@ -12,6 +12,7 @@ import statistics
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _apptest import assert_clean
 from streamlit.testing.v1 import AppTest
@@ -123,6 +124,11 @@ def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
         label = labels[run.run_id]
         low, high = _interval(table.loc[label, "95 % CI @30%"])
         assert low <= np.mean(_per_split(run, 0.3)) <= high
+    # a rerun with the same bootstrap inputs (another widget moved) reuses the result: the
+    # same table, and no error from replaying the progress bar of the first run
+    band = at.radio(key="cmp_band")
+    assert_clean(band.set_value("95" if band.value == "minmax" else "minmax").run())
+    pd.testing.assert_frame_equal(_frame(at, "cmp_paired"), paired)
     assert_clean(at.toggle(key="cmp_boot").set_value(False).run())
 
 

@@ -27,19 +27,40 @@ def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
     return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _bootstrap(ids: tuple, _splits, definition: str, cutoffs: tuple, n_boot: int,
-               reference: str, _progress=None):
-    res = over.bootstrap_over_splits(_splits, definition=definition, cutoffs=cutoffs,
-                                     n_boot=n_boot, random_state=0, reference=reference,
-                                     progress=_progress)
-    return res.table(), res.paired(reference)
+#: bootstrap results kept, newest last (a few kB each)
+BOOT_KEPT = 32
+
+
+@st.cache_resource(show_spinner=False)
+def _bootstrap_store() -> dict:
+    """Bootstrap results by their inputs, shared by sessions.  Not ``st.cache_data``: the
+    computation draws a progress bar on the page, and a cached function must not touch a
+    container made outside it (its replay from the cache would fail)."""
+    return {}
+
+
+def _bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
+               reference: str, progress=None):
+    """``(table, paired)`` of the paired bootstrap over the splits, computed once per
+    inputs (``ids`` = the run ids, which identify ``splits``); copies, so callers may
+    modify them."""
+    store = _bootstrap_store()
+    key = (ids, definition, cutoffs, n_boot, reference)
+    if key not in store:
+        res = over.bootstrap_over_splits(splits, definition=definition, cutoffs=cutoffs,
+                                         n_boot=n_boot, random_state=0, reference=reference,
+                                         progress=progress)
+        store[key] = (res.table(), res.paired(reference))
+        for old in list(store)[:-BOOT_KEPT]:
+            store.pop(old, None)
+    table, paired = store[key]
+    return table.copy(), paired.copy()
 
 
 def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
               reference: str):
-    """The bootstrap table and paired tests, cached; while it runs, a progress bar with the
-    replicates done and the time left (minutes at millions of test rows)."""
+    """:func:`_bootstrap` with a progress bar while it runs: replicates done and the time
+    left (minutes at millions of test rows)."""
     bar = st.empty()
     start = time.perf_counter()
 
@@ -49,7 +70,6 @@ def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
         bar.progress(done / total, text=f"Bootstrapping the test rows: replicate {done:,} of "
                                         f"{total:,}{left}")
 
-    bar.progress(0.0, text="Bootstrapping the test rows of every split…")
     try:
         return _bootstrap(ids, splits, definition, cutoffs, n_boot, reference, progress)
     finally:

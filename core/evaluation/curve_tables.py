@@ -42,8 +42,9 @@ def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
 def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines: Iterable[str]):
     """Each ranker's :class:`UpliftCurves` (one sort each) and whether it is the random line.
 
-    Scores keep float32 (the radix-sort kernel); the random baseline only needs the arms'
-    totals, so it is built from a constant float32 score (one linear pass, no sort).
+    Scores keep float32 (the radix-sort kernel); the random line needs only ``V(1)``, the
+    same for every ranking, so it is built from a constant float32 score (the radix kernel's
+    passes over one key, no comparison sort).
     """
     if not scores and not baselines:
         raise ValueError("scores must name at least one ranker; got none.")
