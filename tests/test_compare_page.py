@@ -8,6 +8,7 @@ then checked against values recomputed here from the stored per-split test score
 from __future__ import annotations
 
 import os
+import math
 import statistics
 from pathlib import Path
 
@@ -90,8 +91,14 @@ def test_auuc_table_is_mean_and_sd_over_the_three_splits(page):
     for run in runs:
         for cut in (0.1, 0.3, 1.0):
             values = _per_split(run, cut)
-            expected = f"{statistics.mean(values):,.4f} ± {statistics.stdev(values):,.4f}"
-            assert table.loc[labels[run.run_id], f"AUUC@{cut:.0%}"] == expected
+            mean, sd = statistics.mean(values), statistics.stdev(values)
+            shown_mean, shown_sd = table.loc[labels[run.run_id], f"AUUC@{cut:.0%}"].split(" ± ")
+            decimals = len(shown_mean.split(".")[1])
+            assert decimals == len(shown_sd.split(".")[1]) >= 4
+            # rounded, not truncated, and the sd keeps two significant digits
+            assert abs(float(shown_mean) - mean) <= 0.5 * 10**-decimals + 1e-15
+            assert abs(float(shown_sd) - sd) <= 0.5 * 10**-decimals + 1e-15
+            assert decimals >= 1 - math.floor(math.log10(sd))
     # the baselines stay visible, and the caption says how the numbers were pooled
     assert {"Random targeting", "Perfect (oracle)"} <= set(table.index)
     assert any("Over 3 repeated splits: mean ± sd" in str(c.value) for c in at.caption)

@@ -75,3 +75,19 @@ def test_paired_display_states_the_bootstrap_resolution_of_a_zero_p_value():
     assert shown.loc["A", "p-value"] == f"p < {2 / 500:.3g}"  # resolution 2/B, not "< 0.001"
     assert shown.loc["A", "verdict"] == "better than the reference at 95 %"
     assert shown.loc["B", "p-value"] == "—" and shown.loc["B", "95 % CI"] == "—"
+
+
+def test_narrow_intervals_get_the_decimals_that_show_them():
+    # at millions of test rows a paired interval is ~1e-4 wide: four decimals would print
+    # "-0.0000" and "[-0.0001, 0.0000]"; two significant digits of the width need five
+    import pandas as pd
+
+    paired = pd.DataFrame({"ranker": ["A"], "reference": "R", "cutoff": [0.3],
+                           "difference": [-0.000012], "ci_low": [-0.000071],
+                           "ci_high": [0.000043], "p_value": [0.64],
+                           "verdict": ["not distinguishable from R at 95 %"]})
+    shown = views.paired_display(paired, cutoff=0.3, n_boot=500)
+    assert shown.loc["A", "difference to reference"] == "-0.00001"
+    assert shown.loc["A", "95 % CI"] == "[-0.00007, 0.00004]"
+    wide = paired.assign(difference=0.0123, ci_low=0.004, ci_high=0.02)
+    assert views.paired_display(wide, cutoff=0.3).loc["A", "95 % CI"] == "[0.0040, 0.0200]"

@@ -34,6 +34,22 @@ def fmt_number(value, digits: int = 4) -> str:
     return DASH if not np.isfinite(v) else f"{v:,.{digits}f}"
 
 
+def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int = 2) -> int:
+    """Decimals that show the narrowest positive interval width in ``widths`` with
+    ``significant`` digits, within ``[least, most]``: at 4M test rows a bootstrap interval is
+    ~1e-4 wide and "[0.0002, 0.0002]" would hide it.
+
+    >>> resolving_digits([0.003, 0.01]), resolving_digits([1.2e-4]), resolving_digits([])
+    (4, 5, 4)
+    """
+    w = np.asarray(list(widths), dtype=float)
+    w = w[np.isfinite(w) & (w > 0)]
+    if not w.size:
+        return least
+    need = significant - 1 - int(np.floor(np.log10(w.min())))
+    return int(min(max(need, least), most))
+
+
 def _interval(low, high, digits: int = 4) -> str:
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return DASH
@@ -41,7 +57,7 @@ def _interval(low, high, digits: int = 4) -> str:
 
 
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
-                 digits: int = 4) -> pd.DataFrame:
+                 digits: int | None = None) -> pd.DataFrame:
     """AUUC table for the screen and the report: one row per run (baselines kept), per
     cut-off the AUUC, its spread over splits and its bootstrap interval, as text.
 
@@ -51,9 +67,16 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     ``ci_low``, ``ci_high``) or ``None``.  With several splits a cell reads
     ``"0.0291 ± 0.0010"`` (mean ± sd over splits); the interval column ``"95 % CI @c"``
     appears only with ``boot`` ("—" for the baselines, which are not resampled).
+    ``digits=None`` picks enough decimals for the narrowest interval or sd
+    (:func:`resolving_digits`, at least 4).
     """
     n_splits = summary.attrs.get("n_splits", 1)
     cols = [c for c in summary.columns if c.startswith("AUUC@")]
+    if digits is None:
+        widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
+        if n_splits > 1:
+            widths += [v for c in summary.columns if c.startswith("sd@") for v in summary[c]]
+        digits = resolving_digits(widths)
     out = pd.DataFrame(index=summary.index.copy())
     out.index.name = "run"
     for col in cols:
@@ -71,13 +94,17 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     return out
 
 
-def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int = 4,
+def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = None,
                    n_boot: int | None = None) -> pd.DataFrame:
     """The paired tests at one cut-off for people: run as the index, the verdict first,
     then the AUUC difference to the reference, its interval and the p-value
     (:func:`~core.runs.takeaway.fmt_p`: a bootstrap p of 0 reads "p < 2/B" with ``n_boot``).
-    The verdict calls the reference "the reference" (name it once, above the table)."""
+    The verdict calls the reference "the reference" (name it once, above the table).
+    ``digits=None`` picks enough decimals for the narrowest interval (:func:`resolving_digits`).
+    """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
+    if digits is None:
+        digits = resolving_digits(part["ci_high"] - part["ci_low"])
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
                 for v, ref in zip(part["verdict"], part["reference"])]
