@@ -71,16 +71,22 @@ def test_auuc_summary_matches_auuc_and_random_area(data):
     )
 
 
-def test_ranker_curves_give_both_tables_of_every_definition_from_one_sort(data):
+def test_ranker_curves_read_every_definition_off_one_object(data):
+    # one object, several definitions in turn: each read agrees with a fresh single-ranker
+    # computation (uplift_curve / auuc), so nothing read first leaks into what is read next
     y, t, scores = data
-    curves = RankerCurves(y, t, scores)
-    for definition in ("qini_joint_abs", "uplift_sep_rel"):
-        frame = curves.frame(definition, max_points=50)
-        table = curves.auuc(definition, cutoffs=(0.3, 1.0))
-        pd.testing.assert_frame_equal(
-            frame, curves_frame(y, t, scores, definition=definition, max_points=50))
-        pd.testing.assert_frame_equal(
-            table, auuc_summary(y, t, scores, definition=definition, cutoffs=(0.3, 1.0)))
+    ranker_curves = RankerCurves(y, t, scores)
+    for definition in ("qini_joint_abs", "uplift_sep_rel", "uplift_joint_abs", "qini_sep_abs"):
+        frame = ranker_curves.frame(definition)
+        table = ranker_curves.auuc(definition, cutoffs=(0.3, 1.0))
+        for name, s in scores.items():
+            x, v = curves.uplift_curve(y, t, s, definition=definition)
+            np.testing.assert_allclose(frame[frame.ranker == name].value, v)
+            for cut in (0.3, 1.0):
+                assert table.loc[name, f"AUUC@{cut:.0%}"] == pytest.approx(
+                    curves.auuc(y, t, s, definition=definition, cutoff=cut))
+        assert table.loc[RANDOM, "AUUC@100%"] == pytest.approx(
+            curves.random_auuc(y, t, definition=definition))
 
 
 def test_float32_scores_give_the_float64_tables(data):

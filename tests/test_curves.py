@@ -204,6 +204,27 @@ def test_endpoint_of_relative_curves_is_the_ate(rng):
         assert uplift_curve(y, t, s, definition=name)[1][-1] == pytest.approx(ate)
 
 
+@pytest.mark.parametrize("outcome", ["binary", "amount"])
+def test_endpoint_from_the_arm_totals_is_where_every_curve_ends(rng, outcome):
+    # V(1) is read off the arm totals, not off a curve: it must be the last point the full
+    # sort-and-accumulate computation reaches, for all six definitions (ties included)
+    y, t, s = random_case(rng, 400)
+    s = np.round(s, 1)  # many ties
+    if outcome == "amount":
+        y = y * rng.gamma(2.0, 30.0, y.size)
+    for ties in ("average", "stable"):
+        c = UpliftCurves(y, t, s, ties=ties)
+        for name in DEFINITIONS:
+            last = c.curve(name)[1][-1]
+            assert c.endpoint(name) == pytest.approx(last, rel=1e-12, abs=1e-12), name
+            x, line = c.random_curve(name)
+            np.testing.assert_allclose(line, x * last, rtol=1e-12, atol=1e-12)
+            # the same line without ranking the rows at all
+            x0, line0 = UpliftCurves.unranked(y, t).random_curve(name)
+            np.testing.assert_allclose(x0, x)
+            np.testing.assert_allclose(line0, line, rtol=1e-12, atol=1e-12)
+
+
 def test_auuc_table_matches_single_calls(rng):
     y, t, s = random_case(rng, 120)
     table = curves.auuc_table(y, t, s, cutoffs=(0.1, 1.0))

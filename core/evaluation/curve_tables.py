@@ -42,9 +42,9 @@ def thin_frame(frame: pd.DataFrame, max_points: int) -> pd.DataFrame:
 def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines: Iterable[str]):
     """Each ranker's :class:`UpliftCurves` (one sort each) and whether it is the random line.
 
-    Scores keep float32 (the radix-sort kernel); the random line needs only ``V(1)``, the
-    same for every ranking, so it is built from a constant float32 score (the radix kernel's
-    passes over one key, no comparison sort).
+    Scores keep float32 (the radix-sort kernel).  The random line needs only ``V(1)``, the
+    same for every ranking: :meth:`UpliftCurves.unranked` (no sort) and its
+    :meth:`~UpliftCurves.random_curve` (no curve built).
     """
     if not scores and not baselines:
         raise ValueError("scores must name at least one ranker; got none.")
@@ -57,8 +57,7 @@ def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines:
     for b in baselines:
         check_choice(b, "baselines", BASELINES)
     if RANDOM in baselines:
-        out[RANDOM] = (UpliftCurves(y, t, np.zeros(len(y), dtype=np.float32), ties="average"),
-                       True)
+        out[RANDOM] = (UpliftCurves.unranked(y, t), True)
     if PERFECT in baselines:
         out[PERFECT] = (UpliftCurves(y, t, perfect_score(y, t), ties="stable"), False)
     return out
@@ -95,9 +94,7 @@ class RankerCurves:
         check_choice(definition, "definition", DEFINITIONS)
         parts = []
         for name, (c, is_random) in self._curves.items():
-            x, v = c.curve(definition)
-            if is_random:
-                v = x * v[-1]
+            x, v = c.random_curve(definition) if is_random else c.curve(definition)
             keep = thin(len(x), max_points)
             parts.append(pd.DataFrame({
                 "ranker": name,

@@ -205,6 +205,16 @@ class UpliftCurves:
         self._accumulate(code_sorted, neg_sorted, ties, points, y_sorted)
         return self
 
+    @classmethod
+    def unranked(cls, y, t, *, points: int = SEPARATE_POINTS) -> UpliftCurves:
+        """The data without a ranking (one tied score for every row), for what no ranking
+        changes: :meth:`endpoint`, :meth:`random_curve`, :meth:`random_auuc`.  No sort: with
+        one tied score the rows in any order are in ranking order."""
+        y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
+        code, y_values = outcome_code(y, t)
+        return cls.from_sorted(code, np.zeros(code.shape[0]), ties="average", points=points,
+                               y_sorted=y_values)
+
     def _accumulate(self, code: np.ndarray, neg_sorted: np.ndarray, ties: str, points: int,
                     y_values: np.ndarray | None = None):
         """``code`` = 2·t + y in rank order; with ``y_values`` (a continuous outcome, in rank
@@ -320,13 +330,22 @@ class UpliftCurves:
         j = np.arange(points + 1)
         kt = round_half_up(j, self.n_t, points)
         kc = round_half_up(j, self.n_c, points)
-        r_t = self._separate_responders("t", kt)
-        r_c = self._separate_responders("c", kc)
+        return self._separate_formula(name, self._separate_responders("t", kt),
+                                      self._separate_responders("c", kc))
+
+    def _separate_formula(self, name: str, r_t, r_c):
+        """A separate definition's ``V`` from the responders R(T, p|T|), R(C, p|C|)."""
         if name == "uplift_sep_rel":
             return r_t / self.n_t - r_c / self.n_c
         if name == "uplift_sep_abs":
             return r_t - r_c
         return r_t - r_c * (self.n_t / self.n_c)  # qini_sep_abs
+
+    def _grid(self, definition: str) -> np.ndarray:
+        """``x`` of a definition's curve: ``k/n`` (joint) or ``p`` (separate), from 0."""
+        if DEFINITIONS[definition].setting == "joint":
+            return np.arange(self.n + 1) / self.n
+        return np.arange(self.points + 1) / self.points
 
     # ------------------------------------------------------------------ public
     def curve(self, definition: str) -> tuple[np.ndarray, np.ndarray]:
@@ -336,15 +355,21 @@ class UpliftCurves:
         (``x = p``).  Undefined input warns and returns ``v`` full of ``nan``.
         """
         d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
-        if d.setting == "joint":
-            x = self._k / self.n
-            if self._warn_if_degenerate(f"The {definition} curve"):
-                return x, np.full(x.shape, np.nan)
-            return x, self._joint_values(definition)
-        x = np.arange(self.points + 1) / self.points
+        x = self._grid(definition)
         if self._warn_if_degenerate(f"The {definition} curve"):
             return x, np.full(x.shape, np.nan)
+        if d.setting == "joint":
+            return x, self._joint_values(definition)
         return x, self._separate_values(definition, self.points)
+
+    def random_curve(self, definition: str) -> tuple[np.ndarray, np.ndarray]:
+        """The random-targeting line on this data: :meth:`curve`'s ``x`` and ``x·V(1)``
+        (:meth:`endpoint`; no ranking is read)."""
+        check_choice(definition, "definition", DEFINITIONS)
+        x = self._grid(definition)
+        if self._warn_if_degenerate(f"The random {definition} line"):
+            return x, np.full(x.shape, np.nan)
+        return x, x * self.endpoint(definition)
 
     def auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
         """Area under the curve up to ``cutoff`` with the paper's mean convention."""
@@ -373,10 +398,28 @@ class UpliftCurves:
         last = int(np.floor(cutoff * grid + 1e-9))
         return float(self.endpoint(definition) * (last * (last + 1) / 2) / grid**2)
 
+    #: the separate definition with the same ``V(1)`` (``uplift_joint_abs``: times ``n``)
+    _SAME_END = {"uplift_joint_rel": "uplift_sep_rel", "qini_joint_abs": "qini_sep_abs",
+                 "uplift_joint_abs": "uplift_sep_rel"}
+
     def endpoint(self, definition: str) -> float:
-        """``V`` at 100 % targeted (the same for every ranking of the data)."""
-        _, v = self.curve(definition)
-        return float(v[-1])
+        """``V`` at 100 % targeted: the same for every ranking of the data, so it is read off
+        the arms' totals (no curve is built).  At ``k = n`` the joint counts are the arm
+        totals, as at ``p = 1`` the separate ones: ``uplift_joint_rel`` ends where
+        ``uplift_sep_rel`` does, ``qini_joint_abs`` where ``qini_sep_abs`` does, and
+        ``uplift_joint_abs`` at ``n`` times ``uplift_joint_rel``'s end."""
+        check_choice(definition, "definition", DEFINITIONS)
+        if self._warn_if_degenerate(f"V(1) ({definition})"):
+            return float("nan")
+        code, y_values, _ = self._sorted
+        if y_values is None:
+            per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
+            r_t, r_c = int(per_code[3]), int(per_code[1])
+        else:
+            treated = code >= 2
+            r_t, r_c = float(y_values[treated].sum()), float(y_values[~treated].sum())
+        v = self._separate_formula(self._SAME_END.get(definition, definition), r_t, r_c)
+        return float(v * self.n if definition == "uplift_joint_abs" else v)
 
 
 # ---------------------------------------------------------------------- functional API
@@ -533,14 +576,12 @@ def random_curve(
 
     ``V(1)`` does not depend on the ranking.  Same ``x`` grid as :func:`uplift_curve`.
     """
-    curves = UpliftCurves(y, t, np.zeros(len(np.asarray(y))), points=points)
-    x, _ = curves.curve(definition)
-    return x, x * curves.endpoint(definition)
+    return UpliftCurves.unranked(y, t, points=points).random_curve(definition)
 
 
 def random_auuc(y, t, *, definition: str, cutoff: float = 1.0) -> float:
     """AUUC of the random-targeting baseline (see :meth:`UpliftCurves.random_auuc`)."""
-    return UpliftCurves(y, t, np.zeros(len(np.asarray(y)))).random_auuc(definition, cutoff=cutoff)
+    return UpliftCurves.unranked(y, t).random_auuc(definition, cutoff=cutoff)
 
 
 def auuc_above_random(

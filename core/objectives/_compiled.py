@@ -121,9 +121,9 @@ def binned_query_compiled(
     :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
     Writes ``grad[r] = −σ·Λ_r·weight_r`` and ``hess[r] = σ²·max(curvature_r, 0)·weight_r``
     for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` start as zeros
-    and may be float32).  ``scratch`` holds five arrays of at least the query's size (sorted classes,
-    bins, offsets, ``Λ``, curvature), reused across queries and rounds: at 14M rows fresh
-    memory page-faults on every call and costs more than the kernel.
+    and may be float32).  ``scratch`` holds five arrays of at least the query's size (sorted
+    classes, bins, offsets, ``Λ``, curvature), reused across queries and rounds: at 14M rows
+    fresh memory page-faults on every call and costs more than the kernel.
 
     1. one pass bins the rows and accumulates the per-bin moments
        ``Σ_{q ∈ β, c_q = b} W_u(q)(−δ_q)^m`` (``m ≤ 2``) on the full equal-width grid;

@@ -51,7 +51,8 @@ def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
     totals (returned) of one query's sorted rows.
 
     Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
-    ``x₀ − (β + ½)·width``.  ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for the weight channels
+    ``x₀ − (β + ½)·width`` (``width = 0``, all scores tied: every row in bin 0).
+    ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for the weight channels
     ``W_0 = 1``, ``W_1 = w_ok`` and (``split``) ``W_2 = w_inv``; ``totals[b] = (rows,
     Σ w_ok, Σ w_inv)`` of class ``b``.
     """
