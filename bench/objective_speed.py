@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from core.evaluation import relevance_labels
 from core.objectives import _compiled as _lambda_compiled
+from core.objectives._plan import Plan
 from core.objectives.lambdas import lambda_gradients, lightgbm_objective
 
 HILLSTROM = ROOT.parent / "shared" / "data" / "hillstrom.csv"
@@ -108,15 +109,13 @@ def train(params: dict, x: np.ndarray, label: np.ndarray, group: list[int],
 #: Phases of the compiled PCG objective, timed inside LightGBM by ``--profile``: the
 #: module that calls each function, the function's name, and its label.
 PHASES = (
-    ("nb", "sort_queries", "bucket sort of the scores"),
-    ("np", "take", "classes in rank order (gather)"),
-    ("nb", "bin_moments", "bin pass (moments per score bin)"),
+    ("plan", "_sort_compiled", "sort of the scores (packed keys, numpy sort)"),
+    ("nb", "bin_moments", "bin pass (classes in rank order, moments per score bin)"),
     ("nb", "fft_inputs", "FFT inputs"),
     ("fft", "rfft", "FFT"),
     ("nb", "fft_combine", "FFT products"),
     ("fft", "irfft", "inverse FFT"),
-    ("nb", "rows_signed", "row pass (each row's λ and curvature)"),
-    ("nb", "scatter", "scatter to row order (float32)"),
+    ("nb", "rows_signed", "row pass (each row's λ and curvature, written in row order)"),
 )
 
 
@@ -133,7 +132,7 @@ def profile_rounds(x: np.ndarray, rel: np.ndarray, base: dict, trees: int) -> di
 
     import scipy.fft
 
-    owners = {"nb": _lambda_compiled.compiled(), "np": np, "fft": scipy.fft}
+    owners = {"nb": _lambda_compiled.compiled(), "plan": Plan, "fft": scipy.fft}
     spent = {label: 0.0 for *_, label in PHASES}
 
     def timed(func, label):

@@ -361,6 +361,51 @@ def test_compiled_sort_matches_stable_lexsort(rng):
                 np.testing.assert_array_equal(xs, x[expected])
 
 
+def _near_tie_pairs(rng, n):
+    """Normal scores where every 200th row is followed by one a few ulps higher (same key)."""
+    x = rng.normal(size=n)
+    x[1::200] = x[0::200] * (1 + 1e-15) + 1e-300
+    return x
+
+
+def test_packed_sort_matches_stable_lexsort(rng):
+    """The plan's packed-key sort (numpy's sort of score bits + row index) gives the stable
+    order: ties by row order, −0.0 tied with +0.0, near-ties (scores equal in all but the bits
+    the index replaces) repaired — by insertion, or by the bucket sort past the repair budget."""
+    pytest.importorskip("numba")
+    from core.objectives._plan import PACKED_MAX_QUERIES, Plan
+
+    n = 4000
+    cases = [
+        rng.normal(size=n),
+        np.round(rng.normal(size=n), 1),  # long runs of ties
+        np.zeros(n),
+        np.where(rng.random(n) < 0.5, -0.0, 0.0),  # signed zeros are ties
+        np.concatenate([rng.normal(size=n - 40), 1e6 * rng.normal(size=40)]),
+        np.exp(50 * rng.normal(size=n)),
+        np.where(rng.random(n) < 0.5, 0.0, 5e-320 * rng.random(n)),  # subnormals
+        np.tile([np.inf, -np.inf, 1.0, -1.0], n // 4),
+        1.0 + 1e-15 * rng.permutation(n),  # near-ties only: past the budget, bucket sort
+        _near_tie_pairs(rng, n),  # a few near-ties: repaired in place
+    ]
+    for x in cases:
+        for sizes in ([n], [1, 999, 2000, 1000], [1] * 10 + [n - 10]):
+            sizes = np.array(sizes)
+            assert sizes.size <= PACKED_MAX_QUERIES
+            plan = Plan(np.zeros(n), sizes, metric="pcg", k=None, method="binned", bins=256,
+                        sigma=1.0)
+            order, xs = plan._sort_compiled(x)
+            expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
+            np.testing.assert_array_equal(order, expected)
+            np.testing.assert_array_equal(xs, x[expected])
+    # the budget: near-ties everywhere need the bucket sort, a few are repaired in place
+    plan = Plan(np.zeros(n), None, metric="pcg", k=None, method="binned", bins=256, sigma=1.0)
+    plan._sort_compiled(_near_tie_pairs(rng, n))
+    assert plan._bucket is None
+    plan._sort_compiled(1.0 + 1e-15 * rng.permutation(n))
+    assert plan._bucket is not None
+
+
 def test_auto_switches_to_binned_above_threshold(rng, backend):
     from core.objectives.lambdas import AUTO_EXACT_MAX_ROWS
 

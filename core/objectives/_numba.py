@@ -33,10 +33,12 @@ __all__ = [
     "exact_queries",
     "fft_combine",
     "fft_inputs",
+    "pack_scores",
     "rows_signed",
     "rows_split",
     "scatter",
     "sort_queries",
+    "unpack_sorted",
 ]
 
 # "contract" only lets LLVM fuse a·b + c into one FMA (one rounding instead of two; ~35 % faster
@@ -46,9 +48,9 @@ _N_COEF = 12  # per (bin, class): (f ∈ {ρ, ρ(1−ρ)}) × (j = power of δ_p
 
 
 @numba.njit(**_JIT)
-def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
-    """Bin ``raw``, offset ``δ`` from the bin centre (both written), moments and per-class
-    totals (returned) of one query's sorted rows.
+def bin_moments(x, order, cls, cls_s, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
+    """Bin ``raw``, offset ``δ`` from the bin centre and class ``cls_s = cls[order]`` (all
+    written), moments and per-class totals (returned) of one query's sorted rows.
 
     Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
     ``x₀ − (β + ½)·width`` (``width = 0``, all scores tied: every row in bin 0).
@@ -72,8 +74,9 @@ def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
         delta[p] = d
         e = -d
         e2 = e * e
-        b = cls[p]  # (indexing, not a row view: a view costs a reference count per row)
-        mom[beta, b, 0] += 1.0
+        b = cls[order[p]]
+        cls_s[p] = b
+        mom[beta, b, 0] += 1.0  # (indexing, not a row view: a view costs a reference count)
         mom[beta, b, 1] += e
         mom[beta, b, 2] += e2
         w = w_ok[p]
@@ -234,10 +237,21 @@ def _poly(tab, i, d):
     return tab[i] + d * (tab[i + 2] + d * tab[i + 4])
 
 
+@numba.njit(inline="always", **_JIT)
+def _lightgbm(lam, curv, sigma, w):
+    """LightGBM's ``(gradient, hessian) = (−σ·Λ·w, σ²·max(curvature, 0)·w)`` of one row of
+    weight ``w``.  (Scalars only: a helper taking the output arrays was not inlined and made
+    each row a call, ~4x slower.)"""
+    h = sigma * sigma * curv if curv > 0.0 else 0.0
+    return -sigma * lam * w, h * w
+
+
 @numba.njit(**_JIT)
-def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
-    """``(Λ, curvature)`` per sorted row, written to ``lam`` and ``curv``, when ok and
-    inverted pairs share the weight ``w``.
+def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, order, sigma, weight,
+                grad, hess):
+    """``(Λ, curvature)`` per sorted row, when ok and inverted pairs share the weight ``w``,
+    written as LightGBM's gradient and hessian of row ``order[p]`` (:func:`_lightgbm`;
+    ``weight`` empty: no row weights).
 
     ``raw``, ``delta`` and ``totals`` come from :func:`bin_moments`.  The table (``conv``,
     one signed table folded with the full ``K``) holds, per bin ``α`` and row class ``a``,
@@ -253,6 +267,7 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
     instead of folding all classes (about 15 % faster).
     """
     n_cls = kmat.shape[0]
+    weighted = weight.size > 0
     tab = _table(conv, 1, n_cls, n_bins)
     fold = np.zeros((n_cls, 6))  # Σ_q K[a, c_q]·(1, −δ, δ², w, −wδ, wδ²) over own-bin rows above
     free = np.zeros((n_cls, 2))  # Σ_q khi[a, c_q]·(1, w) over rows below − rows above
@@ -277,8 +292,9 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
         v0 = _poly(tab, i + 6, d) - (0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
         v1 = _poly(tab, i + 7, d) - (0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
         hi = wp * free[a, 0] - free[a, 1]
-        lam[p] = wp * r0 - r1 - hi
-        curv[p] = wp * v0 - v1
+        r = order[p]
+        grad[r], hess[r] = _lightgbm(wp * r0 - r1 - hi, wp * v0 - v1, sigma,
+                                     weight[r] if weighted else 1.0)
         e = -d
         we = wp * e
         wd2 = wp * d2
@@ -298,7 +314,8 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
 
 
 @numba.njit(**_JIT)
-def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, lam, curv):
+def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, order, sigma,
+               weight, grad, hess):
     """:func:`rows_signed` for MAP, where ok and inverted pairs weigh differently.
 
     Four one-sided tables ``t``: (less relevant partners, below the row; w_ok), (less
@@ -308,6 +325,7 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, l
     partners above the row move from the below tables to the above ones.
     """
     n_cls = folds.shape[1]
+    weighted = weight.size > 0
     tab = _table(conv, 4, n_cls, n_bins)
     before = np.zeros((n_cls, 9))  # (1, −δ, δ²) × (1, w_ok, w_inv)
     above = np.zeros((n_cls, 3))  # per class: count, Σ w_ok, Σ w_inv of the rows above
@@ -337,8 +355,8 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, l
         for q in range(n_cls):
             hi += khi[a, q] * (wi * (totals[q, 0] - above[q, 0]) - (totals[q, 2] - above[q, 2])
                                + above[q, 1] - wo * above[q, 0])
-        lam[p] = rho - hi
-        curv[p] = crv
+        r = order[p]
+        grad[r], hess[r] = _lightgbm(rho - hi, crv, sigma, weight[r] if weighted else 1.0)
         _add_moments(before, a, 0, 1.0, -d, d2)
         _add_moments(before, a, 3, wo, -d, d2)
         _add_moments(before, a, 6, wi, -d, d2)
@@ -478,19 +496,79 @@ def sort_queries(x, starts, sizes, order, xs, bucket):
             first = last
 
 
+_SIGN = np.uint64(1) << np.uint64(63)
+_NEG_ZERO = _SIGN  # the bits of −0.0
+
+
+@numba.njit(inline="always", **_JIT)
+def _index_mask(m):
+    """``2^b − 1`` for the least ``b ≥ 1`` with ``2^b ≥ m``: the key bits of a row index."""
+    b = 1
+    while (1 << b) < m:
+        b += 1
+    return np.uint64((1 << b) - 1)
+
+
+@numba.njit(**_JIT)
+def pack_scores(bits_x, starts, sizes, keys):
+    """Sort keys of every query's scores: ``np.sort`` of a query's keys is its rows by score
+    descending, ties by row order, up to near-ties (see :func:`unpack_sorted`).
+
+    ``bits_x`` is the float64 scores viewed as uint64.  Each float maps to a uint64 that
+    increases with the score (sign bit flipped for ``x ≥ 0``, all bits for ``x < 0``; −0.0
+    counts as +0.0), complemented so that *higher* scores get *smaller* keys; its low ``b``
+    bits are then replaced by the row's index in its query (``2^b ≥`` the query's size).
+    Rows with different keys are in score order; rows sharing everything but the low ``b``
+    bits (equal scores, or scores within about ``2^(b−52)`` of each other) are in row order,
+    which is right for ties and fixed by :func:`unpack_sorted` for near-ties.
+    """
+    for qi in range(starts.size):
+        lo = starts[qi]
+        m = sizes[qi]
+        mask = _index_mask(m)
+        for i in range(m):
+            u = bits_x[lo + i]
+            if u == _NEG_ZERO:
+                u = np.uint64(0)
+            up = u ^ _SIGN if u < _SIGN else ~u  # increasing in the score
+            keys[lo + i] = (~up & ~mask) | np.uint64(i)
+
+
+@numba.njit(**_JIT)
+def unpack_sorted(keys, x, lo, m, order, xs, budget):
+    """One query's rows in rank order from its sorted keys (:func:`pack_scores` then
+    ``np.sort``): ``order`` and ``xs = x[order]`` on ``[lo, lo + m)``; returns False (order
+    unfinished) when the near-tie repairs exceed ``budget`` element moves.
+
+    The keys put rows in exact order except for near-ties (scores that differ only in the bits
+    the row index replaced), which come in row order; a stable insertion step moves each row
+    above the lower scores it follows — no moves for the usual input, ``budget`` bounds the
+    pathological one (the caller then sorts the query another way).
+    """
+    mask = _index_mask(m)
+    moves = 0
+    for j in range(lo, lo + m):
+        r = lo + np.int64(keys[j] & mask)
+        v = x[r]
+        i = j - 1
+        while i >= lo and xs[i] < v:
+            xs[i + 1] = xs[i]
+            order[i + 1] = order[i]
+            i -= 1
+        moves += j - 1 - i
+        if moves > budget:
+            return False
+        xs[i + 1] = v
+        order[i + 1] = r
+    return True
+
+
 @numba.njit(**_JIT)
 def scatter(order, lam, curv, sigma, weight, grad, hess):
-    """LightGBM's ``grad = −σ·Λ`` and ``hess = σ²·max(curvature, 0)``, back in row order and
-    times the row ``weight`` (none when empty); ``grad`` and ``hess`` may be float32."""
-    s2 = sigma * sigma
+    """LightGBM's gradient and hessian (:func:`_lightgbm`) of every sorted slot ``i``, from
+    ``(lam[i], curv[i])``, to row ``order[i]`` of ``grad`` and ``hess`` (may be float32), times
+    the row ``weight`` (none when empty)."""
     weighted = weight.size > 0
     for i in range(order.size):
         r = order[i]
-        g = -sigma * lam[i]
-        c = curv[i]
-        h = s2 * c if c > 0.0 else 0.0
-        if weighted:
-            g *= weight[r]
-            h *= weight[r]
-        grad[r] = g
-        hess[r] = h
+        grad[r], hess[r] = _lightgbm(lam[i], curv[i], sigma, weight[r] if weighted else 1.0)

@@ -237,6 +237,10 @@ class LambdaObjective:
         self.group_sizes = None if group_sizes is None else check_groups(group_sizes, None)
         self._plan: Plan | None = None
         self._labels: np.ndarray | None = None
+        #: the labels and group objects of the last call and a copy of the group: LightGBM
+        #: passes the same objects every round, and a round whose labels and group still hold
+        #: the same values skips the set-up checks
+        self._last: tuple[Any, Any, Any] | None = None
 
     def __deepcopy__(self, memo: dict) -> LambdaObjective:
         # LightGBM deep-copies its params (several times per ``train``): copy the options,
@@ -246,7 +250,7 @@ class LambdaObjective:
 
     def __getstate__(self) -> dict:
         # pickled (to a Dask worker, a job process) without the cached set-up
-        return {**self.__dict__, "_plan": None, "_labels": None}
+        return {**self.__dict__, "_plan": None, "_labels": None, "_last": None}
 
     def __repr__(self) -> str:
         return (f"LambdaObjective(metric={self.metric!r}, k={self.k!r}, method={self.method!r}, "
@@ -259,7 +263,14 @@ class LambdaObjective:
             group, weight = second.get_group(), second.get_weight()
         else:  # scikit-learn API: (y_true, y_pred[, weight[, group]])
             labels, preds = first, second
-        plan = self._plan_for(np.asarray(labels, dtype=np.float64), group)
+        last = self._last
+        if (last is not None and labels is last[0] and group is last[1]
+                and np.array_equal(labels, self._labels)
+                and (group is None or np.array_equal(group, last[2]))):
+            plan = self._plan  # the previous round's labels and groups: no set-up checks
+        else:
+            plan = self._plan_for(np.asarray(labels, dtype=np.float64), group)
+            self._last = (labels, group, None if group is None else np.array(group))
         if weight is not None:
             weight = check_scores(weight, "weight", n=plan.n)
         return plan.gradients(check_scores(preds, "preds", n=plan.n), warm=True, weight=weight,
