@@ -110,12 +110,14 @@ def train(params: dict, x: np.ndarray, label: np.ndarray, group: list[int],
 #: module that calls each function, the function's name, and its label.
 PHASES = (
     ("plan", "_sort_compiled", "sort of the scores (packed keys, numpy sort)"),
-    ("nb", "bin_moments", "bin pass (classes in rank order, moments per score bin)"),
+    ("np", "take", "classes in rank order (gather)"),
+    ("nb", "bin_moments", "bin pass (moments per score bin)"),
     ("nb", "fft_inputs", "FFT inputs"),
     ("fft", "rfft", "FFT"),
     ("nb", "fft_combine", "FFT products"),
     ("fft", "irfft", "inverse FFT"),
-    ("nb", "rows_signed", "row pass (each row's λ and curvature, written in row order)"),
+    ("nb", "rows_signed", "row pass (each row's λ and curvature)"),
+    ("nb", "scatter", "scatter to row order (float32)"),
 )
 
 
@@ -132,7 +134,7 @@ def profile_rounds(x: np.ndarray, rel: np.ndarray, base: dict, trees: int) -> di
 
     import scipy.fft
 
-    owners = {"nb": _lambda_compiled.compiled(), "plan": Plan, "fft": scipy.fft}
+    owners = {"nb": _lambda_compiled.compiled(), "np": np, "plan": Plan, "fft": scipy.fft}
     spent = {label: 0.0 for *_, label in PHASES}
 
     def timed(func, label):

@@ -371,11 +371,12 @@ def _near_tie_pairs(rng, n):
 def test_packed_sort_matches_stable_lexsort(rng):
     """The plan's packed-key sort (numpy's sort of score bits + row index) gives the stable
     order: ties by row order, −0.0 tied with +0.0, near-ties (scores equal in all but the bits
-    the index replaces) repaired — by insertion, or by the bucket sort past the repair budget."""
+    the index replaces) repaired — by insertion, or by the bucket sort past the repair budget;
+    after a round of mostly tied scores the bucket sort takes over, with the same order."""
     pytest.importorskip("numba")
-    from core.objectives._plan import PACKED_MAX_QUERIES, Plan
+    from core.objectives._plan import PACKED_MIN_DISTINCT, PACKED_MIN_MEAN_ROWS, Plan
 
-    n = 4000
+    n = 12_000  # queries of 2,400+ rows on average: the packed path
     cases = [
         rng.normal(size=n),
         np.round(rng.normal(size=n), 1),  # long runs of ties
@@ -389,15 +390,18 @@ def test_packed_sort_matches_stable_lexsort(rng):
         _near_tie_pairs(rng, n),  # a few near-ties: repaired in place
     ]
     for x in cases:
-        for sizes in ([n], [1, 999, 2000, 1000], [1] * 10 + [n - 10]):
+        for sizes in ([n], [1, 999, 2000, n - 3000], [1] * 4 + [n - 4]):
             sizes = np.array(sizes)
-            assert sizes.size <= PACKED_MAX_QUERIES
+            assert n >= PACKED_MIN_MEAN_ROWS * sizes.size  # the packed path
             plan = Plan(np.zeros(n), sizes, metric="pcg", k=None, method="binned", bins=256,
                         sigma=1.0)
-            order, xs = plan._sort_compiled(x)
             expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
-            np.testing.assert_array_equal(order, expected)
-            np.testing.assert_array_equal(xs, x[expected])
+            for _ in range(2):  # packed first; then the bucket sort if the scores were tied
+                order, xs = plan._sort_compiled(x)
+                np.testing.assert_array_equal(order, expected)
+                np.testing.assert_array_equal(xs, x[expected])
+            distinct = np.unique(x).size
+            assert plan._ties == (distinct < PACKED_MIN_DISTINCT * n)
     # the budget: near-ties everywhere need the bucket sort, a few are repaired in place
     plan = Plan(np.zeros(n), None, metric="pcg", k=None, method="binned", bins=256, sigma=1.0)
     plan._sort_compiled(_near_tie_pairs(rng, n))

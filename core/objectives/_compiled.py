@@ -121,8 +121,8 @@ def binned_query_compiled(
     :func:`compiled_spec` (``split`` ⇔ ``w_inv`` given).
     Writes ``grad[r] = −σ·Λ_r·weight_r`` and ``hess[r] = σ²·max(curvature_r, 0)·weight_r``
     for the query's rows (``weight`` empty: no weights; ``grad`` and ``hess`` start as zeros
-    and may be float32).  ``scratch`` holds three arrays of at least the query's size (sorted
-    classes, bins, offsets), reused across queries and rounds: at 14M rows
+    and may be float32).  ``scratch`` holds five arrays of at least the query's size (sorted
+    classes, bins, offsets, ``Λ``, curvature), reused across queries and rounds: at 14M rows
     fresh memory page-faults on every call and costs more than the kernel.
 
     1. one pass bins the rows and accumulates the per-bin moments
@@ -132,9 +132,9 @@ def binned_query_compiled(
        the row's own bin is counted whole on the table's side;
     3. a second pass walks the rows in rank order, evaluates each row's polynomial in
        ``δ_p``, moves the own-bin partners above the row to the other side with prefix
-       moments (second order around ``D = 0``, for the curvature too), adds the
-       sigmoid-free sum over more relevant partners from running per-class totals, and
-       writes the row's gradient and hessian (row order).
+       moments (second order around ``D = 0``, for the curvature too), and adds the
+       sigmoid-free sum over more relevant partners from running per-class totals;
+    4. the results go back to row order.
 
     The FFTs add a rounding error of about ``1e-16`` times the largest table entry, far
     below the truncation error of the expansion.
@@ -143,12 +143,13 @@ def binned_query_compiled(
     if n < 2 or not spec.kmat.any():
         return  # no pair changes the metric: the rows keep the zeros ``grad`` / ``hess`` hold
     nb = compiled()
-    cls_s, raw, delta = (a[:n] for a in scratch)
+    cls_s, raw, delta, lam, curv = (a[:n] for a in scratch)
+    np.take(cls, order, out=cls_s, mode="clip")  # (valid rows; "raise" copies via a buffer)
     n_cls = spec.kmat.shape[0]
     width, n_bins = grid(xs, bins)
     w_inv_ = w_ok if w_inv is None else w_inv
-    mom, totals = nb.bin_moments(xs, order, cls, cls_s, w_ok, w_inv_, spec.split, n_cls, width,
-                                 n_bins, raw, delta)
+    mom, totals = nb.bin_moments(xs, cls_s, w_ok, w_inv_, spec.split, n_cls, width, n_bins,
+                                 raw, delta)
     length = scipy.fft.next_fast_len(2 * n_bins - 1, real=True)
     spectra = scipy.fft.rfft(
         nb.fft_inputs(mom, spec.folds, spec.chan, spec.split, width, n_bins, length), axis=-1)
@@ -156,10 +157,11 @@ def binned_query_compiled(
                            n=length, axis=-1)
     if spec.split:
         nb.rows_split(raw, delta, cls_s, w_ok, w_inv_, spec.khi, spec.folds, conv, n_bins,
-                      totals, order, sigma, weight, grad, hess)
+                      totals, lam, curv)
     else:
         nb.rows_signed(raw, delta, cls_s, w_ok, spec.kmat, spec.khi, conv, n_bins, totals,
-                       order, sigma, weight, grad, hess)
+                       lam, curv)
+    nb.scatter(order, lam, curv, sigma, weight, grad, hess)
 
 
 def exact_compiled(

@@ -30,6 +30,7 @@ import numpy as np
 
 __all__ = [
     "bin_moments",
+    "count_distinct",
     "exact_queries",
     "fft_combine",
     "fft_inputs",
@@ -48,9 +49,9 @@ _N_COEF = 12  # per (bin, class): (f ∈ {ρ, ρ(1−ρ)}) × (j = power of δ_p
 
 
 @numba.njit(**_JIT)
-def bin_moments(x, order, cls, cls_s, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
-    """Bin ``raw``, offset ``δ`` from the bin centre and class ``cls_s = cls[order]`` (all
-    written), moments and per-class totals (returned) of one query's sorted rows.
+def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
+    """Bin ``raw``, offset ``δ`` from the bin centre (both written), moments and per-class
+    totals (returned) of one query's sorted rows.
 
     Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
     ``x₀ − (β + ½)·width`` (``width = 0``, all scores tied: every row in bin 0).
@@ -74,9 +75,8 @@ def bin_moments(x, order, cls, cls_s, w_ok, w_inv, split, n_cls, width, n_bins, 
         delta[p] = d
         e = -d
         e2 = e * e
-        b = cls[order[p]]
-        cls_s[p] = b
-        mom[beta, b, 0] += 1.0  # (indexing, not a row view: a view costs a reference count)
+        b = cls[p]  # (indexing, not a row view: a view costs a reference count per row)
+        mom[beta, b, 0] += 1.0
         mom[beta, b, 1] += e
         mom[beta, b, 2] += e2
         w = w_ok[p]
@@ -237,21 +237,10 @@ def _poly(tab, i, d):
     return tab[i] + d * (tab[i + 2] + d * tab[i + 4])
 
 
-@numba.njit(inline="always", **_JIT)
-def _lightgbm(lam, curv, sigma, w):
-    """LightGBM's ``(gradient, hessian) = (−σ·Λ·w, σ²·max(curvature, 0)·w)`` of one row of
-    weight ``w``.  (Scalars only: a helper taking the output arrays was not inlined and made
-    each row a call, ~4x slower.)"""
-    h = sigma * sigma * curv if curv > 0.0 else 0.0
-    return -sigma * lam * w, h * w
-
-
 @numba.njit(**_JIT)
-def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, order, sigma, weight,
-                grad, hess):
-    """``(Λ, curvature)`` per sorted row, when ok and inverted pairs share the weight ``w``,
-    written as LightGBM's gradient and hessian of row ``order[p]`` (:func:`_lightgbm`;
-    ``weight`` empty: no row weights).
+def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, lam, curv):
+    """``(Λ, curvature)`` per sorted row, written to ``lam`` and ``curv``, when ok and
+    inverted pairs share the weight ``w``.
 
     ``raw``, ``delta`` and ``totals`` come from :func:`bin_moments`.  The table (``conv``,
     one signed table folded with the full ``K``) holds, per bin ``α`` and row class ``a``,
@@ -267,7 +256,6 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, order, sigm
     instead of folding all classes (about 15 % faster).
     """
     n_cls = kmat.shape[0]
-    weighted = weight.size > 0
     tab = _table(conv, 1, n_cls, n_bins)
     fold = np.zeros((n_cls, 6))  # Σ_q K[a, c_q]·(1, −δ, δ², w, −wδ, wδ²) over own-bin rows above
     free = np.zeros((n_cls, 2))  # Σ_q khi[a, c_q]·(1, w) over rows below − rows above
@@ -292,9 +280,8 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, order, sigm
         v0 = _poly(tab, i + 6, d) - (0.5 * b00 - 0.125 * (d2 * b00 + 2.0 * d * b01 + b02))
         v1 = _poly(tab, i + 7, d) - (0.5 * b10 - 0.125 * (d2 * b10 + 2.0 * d * b11 + b12))
         hi = wp * free[a, 0] - free[a, 1]
-        r = order[p]
-        grad[r], hess[r] = _lightgbm(wp * r0 - r1 - hi, wp * v0 - v1, sigma,
-                                     weight[r] if weighted else 1.0)
+        lam[p] = wp * r0 - r1 - hi
+        curv[p] = wp * v0 - v1
         e = -d
         we = wp * e
         wd2 = wp * d2
@@ -314,8 +301,7 @@ def rows_signed(raw, delta, cls, w, kmat, khi, conv, n_bins, totals, order, sigm
 
 
 @numba.njit(**_JIT)
-def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, order, sigma,
-               weight, grad, hess):
+def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, lam, curv):
     """:func:`rows_signed` for MAP, where ok and inverted pairs weigh differently.
 
     Four one-sided tables ``t``: (less relevant partners, below the row; w_ok), (less
@@ -325,7 +311,6 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, o
     partners above the row move from the below tables to the above ones.
     """
     n_cls = folds.shape[1]
-    weighted = weight.size > 0
     tab = _table(conv, 4, n_cls, n_bins)
     before = np.zeros((n_cls, 9))  # (1, −δ, δ²) × (1, w_ok, w_inv)
     above = np.zeros((n_cls, 3))  # per class: count, Σ w_ok, Σ w_inv of the rows above
@@ -355,8 +340,8 @@ def rows_split(raw, delta, cls, w_ok, w_inv, khi, folds, conv, n_bins, totals, o
         for q in range(n_cls):
             hi += khi[a, q] * (wi * (totals[q, 0] - above[q, 0]) - (totals[q, 2] - above[q, 2])
                                + above[q, 1] - wo * above[q, 0])
-        r = order[p]
-        grad[r], hess[r] = _lightgbm(rho - hi, crv, sigma, weight[r] if weighted else 1.0)
+        lam[p] = rho - hi
+        curv[p] = crv
         _add_moments(before, a, 0, 1.0, -d, d2)
         _add_moments(before, a, 3, wo, -d, d2)
         _add_moments(before, a, 6, wi, -d, d2)
@@ -564,11 +549,27 @@ def unpack_sorted(keys, x, lo, m, order, xs, budget):
 
 
 @numba.njit(**_JIT)
+def count_distinct(xs):
+    """Number of distinct values in the sorted ``xs`` (1 + the steps between neighbours)."""
+    steps = 0
+    for j in range(1, xs.size):
+        steps += xs[j] != xs[j - 1]
+    return steps + (xs.size > 0)
+
+
+@numba.njit(**_JIT)
 def scatter(order, lam, curv, sigma, weight, grad, hess):
-    """LightGBM's gradient and hessian (:func:`_lightgbm`) of every sorted slot ``i``, from
-    ``(lam[i], curv[i])``, to row ``order[i]`` of ``grad`` and ``hess`` (may be float32), times
-    the row ``weight`` (none when empty)."""
+    """LightGBM's ``grad = −σ·Λ`` and ``hess = σ²·max(curvature, 0)``, back in row order and
+    times the row ``weight`` (none when empty); ``grad`` and ``hess`` may be float32."""
+    s2 = sigma * sigma
     weighted = weight.size > 0
     for i in range(order.size):
         r = order[i]
-        grad[r], hess[r] = _lightgbm(lam[i], curv[i], sigma, weight[r] if weighted else 1.0)
+        g = -sigma * lam[i]
+        c = curv[i]
+        h = s2 * c if c > 0.0 else 0.0
+        if weighted:
+            g *= weight[r]
+            h *= weight[r]
+        grad[r] = g
+        hess[r] = h
