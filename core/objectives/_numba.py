@@ -403,6 +403,20 @@ def exact_queries(starts, sizes, scale, x, rel, gain, w_ok, w_inv, split, lam, c
 
 
 @numba.njit(**_JIT)
+def _insert(xs, order, first, j, v, r):
+    """Stable insertion step: slot ``j`` gets score ``v`` of row ``r``, moved above the lower
+    scores of the sorted slots ``[first, j)``; returns how many slots moved down."""
+    i = j - 1
+    while i >= first and xs[i] < v:
+        xs[i + 1] = xs[i]
+        order[i + 1] = order[i]
+        i -= 1
+    xs[i + 1] = v
+    order[i + 1] = r
+    return j - 1 - i
+
+
+@numba.njit(**_JIT)
 def sort_queries(x, starts, sizes, order, xs, bucket):
     """Rows of each query by score descending, ties by row order: ``order`` and ``xs = x[order]``.
 
@@ -469,15 +483,7 @@ def sort_queries(x, starts, sizes, order, xs, bucket):
                     xs[first:last] = vals
             else:
                 for j in range(first + 1, last):
-                    v = xs[j]
-                    r = order[j]
-                    i = j - 1
-                    while i >= first and xs[i] < v:
-                        xs[i + 1] = xs[i]
-                        order[i + 1] = order[i]
-                        i -= 1
-                    xs[i + 1] = v
-                    order[i + 1] = r
+                    _insert(xs, order, first, j, xs[j], order[j])
             first = last
 
 
@@ -534,17 +540,9 @@ def unpack_sorted(keys, x, lo, m, order, xs, budget):
     moves = 0
     for j in range(lo, lo + m):
         r = lo + np.int64(keys[j] & mask)
-        v = x[r]
-        i = j - 1
-        while i >= lo and xs[i] < v:
-            xs[i + 1] = xs[i]
-            order[i + 1] = order[i]
-            i -= 1
-        moves += j - 1 - i
+        moves += _insert(xs, order, lo, j, x[r], r)
         if moves > budget:
             return False
-        xs[i + 1] = v
-        order[i + 1] = r
     return True
 
 
