@@ -276,6 +276,7 @@ def binned_query(
     if n < 2 or not kmat.any():
         return np.zeros(n), np.zeros(n)
     n_cls = kmat.shape[0]
+    cls = cls.astype(np.intp, copy=False)  # (the plan keeps int8 classes: index arithmetic)
     split = w_inv is not None
     bins_ = bin_rows(x, bins)
     nb = bins_.starts.size

@@ -150,7 +150,7 @@ class Plan:
     def _assign(self, method: str) -> None:
         #: binned queries: (start, size, K); the class of each of their rows is in ``cls``
         self.binned: list[tuple[int, int, np.ndarray]] = []
-        self.cls = np.zeros(self.n, dtype=np.intp)
+        self.cls = np.zeros(self.n, dtype=np.int8)  # ≤ 16 classes; a small array to stream
         self.exact_big: list[tuple[int, int]] = []
         small: list[int] = []
         for q, (start, size) in enumerate(zip(self.starts.tolist(), self.sizes.tolist(),
@@ -317,7 +317,7 @@ class Plan:
         split = self.metric == "map"
         self._specs = [_comp.compiled_spec(kmat, split) for *_, kmat in self.binned]
         largest = max((size for _, size, _ in self.binned), default=0)
-        self._scratch = (np.empty(largest, dtype=np.intp), np.empty(largest, dtype=np.intp),
+        self._scratch = (np.empty(largest, dtype=np.int8), np.empty(largest, dtype=np.int32),
                          np.empty(largest), np.empty(largest), np.empty(largest))
         qs = self.exact_queries
         self._exact_slots = np.concatenate(
