@@ -297,3 +297,40 @@ def test_from_sorted_equals_constructor(ties, rng):
     for name in DEFINITIONS:
         np.testing.assert_allclose(got.curve(name)[1], ref.curve(name)[1])
         assert got.auuc(name, cutoff=0.3) == pytest.approx(ref.auuc(name, cutoff=0.3))
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_resampled_equals_the_repeated_rows(ties):
+    """Row multiplicities (a bootstrap resample) give the curves of the ``np.repeat``-ed rows:
+    bit for bit for a 0/1 outcome, to rounding for amounts — separate definitions read off
+    the counts, joint ones from the repeated rows; zero counts, tied scores, heavy copies."""
+    from core.evaluation._kernel import ranking_order
+    from core.evaluation.curves import outcome_code
+
+    rng = np.random.default_rng(4)
+    n = 400
+    t = rng.integers(0, 2, n)
+    for y, score in ((rng.integers(0, 2, n), rng.normal(size=n)),  # untied
+                     (rng.integers(0, 2, n), rng.integers(0, 6, n).astype(float)),  # tied
+                     (rng.exponential(size=n) * (rng.random(n) < 0.3), rng.normal(size=n))):
+        code, y_values = outcome_code(y, t)
+        order, neg = ranking_order(score, ties)
+        y_sorted = None if y_values is None else y_values[order]
+        for counts in (rng.poisson(1.0, n), np.where(rng.random(n) < 0.9, 0, 7)):
+            base = UpliftCurves.from_sorted(code[order], neg, ties=ties, y_sorted=y_sorted)
+            fast = base.resampled(counts)
+            slow = UpliftCurves.from_sorted(
+                np.repeat(code[order], counts), np.repeat(neg, counts), ties=ties,
+                y_sorted=None if y_sorted is None else np.repeat(y_sorted, counts))
+            assert (fast.n, fast.n_t, fast.n_c, fast.n_responders) == (
+                slow.n, slow.n_t, slow.n_c, slow.n_responders)
+            exact = y_values is None
+            for definition in DEFINITIONS:
+                got = [fast.auuc(definition, cutoff=c) for c in (0.1, 0.3, 1.0)]
+                want = [slow.auuc(definition, cutoff=c) for c in (0.1, 0.3, 1.0)]
+                got += [fast.endpoint(definition), *fast.curve(definition)[1]]
+                want += [slow.endpoint(definition), *slow.curve(definition)[1]]
+                if exact:
+                    np.testing.assert_array_equal(got, want)
+                else:
+                    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

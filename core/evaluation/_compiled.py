@@ -11,7 +11,11 @@ Nothing here validates its input.  Two loops:
 * :func:`joint_cumulatives` — one pass over the ranked codes accumulating the treated rows,
   treated responders and responders of the top k, with the tie runs interpolated exactly
   as :func:`numpy.interp` does in :func:`core.evaluation._kernel.cumulative` (same
-  formula, so the same bits).
+  formula, so the same bits);
+* :func:`counted_at` — one pass over an arm's ranked rows with their bootstrap counts,
+  reading the accumulated outcome at a few counts ``k`` (the numpy version in
+  :func:`core.evaluation._kernel.counted_at` states the formula; same operations, same
+  bits).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["joint_cumulatives", "rank_codes32"]
+__all__ = ["code_totals", "counted_at", "joint_cumulatives", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 _DIGITS = (11, 11, 10)  # bits 2..33 of the packed word: the 32 key bits
@@ -120,3 +124,56 @@ def joint_cumulatives(code: np.ndarray, neg: np.ndarray, average: bool):
                     r[k] = s_r * off + r[start]
             start = end
     return nt, rt, r
+
+
+@numba.njit(**_JIT)
+def counted_at(counts, rows, values, run_ends, k):
+    """``Σ`` of ``values`` over the top ``k[j]`` rows of the list where ranked row
+    ``rows[i]`` appears ``counts[rows[i]]`` times, for ascending ``k``; ``run_ends`` (empty:
+    ``ties="stable"``) are the ends of the tie runs among ``rows``, inside which the sum is
+    interpolated."""
+    out = np.zeros(k.shape[0])
+    j = 0
+    while j < k.shape[0] and k[j] <= 0:
+        j += 1
+    e = 0.0
+    c = 0.0
+    if run_ends.shape[0] == 0:  # stable: every row its own run, copies add values[i] each
+        for i in range(rows.shape[0]):
+            v = values[i]
+            w = counts[rows[i]]
+            e_next = e + w
+            while j < k.shape[0] and k[j] <= e_next:
+                out[j] = c + (k[j] - e) * v
+                j += 1
+            e = e_next
+            c += w * v
+        return out
+    i = 0
+    for r in range(1, run_ends.shape[0]):
+        e_run = e
+        c_run = c
+        while i < run_ends[r]:
+            w = counts[rows[i]]
+            e_run += w
+            c_run += w * values[i]
+            i += 1
+        while j < k.shape[0] and k[j] <= e_run:
+            if k[j] == e_run:
+                out[j] = c_run
+            else:
+                out[j] = c + (k[j] - e) / (e_run - e) * (c_run - c)
+            j += 1
+        e = e_run
+        c = c_run
+    return out
+
+
+@numba.njit(**_JIT)
+def code_totals(code, counts):
+    """``Σ counts`` over the rows of each code 0..3 (``np.bincount(code, counts)``, as
+    integers), in one pass."""
+    out = np.zeros(4, dtype=np.int64)
+    for i in range(code.shape[0]):
+        out[code[i]] += counts[i]
+    return out

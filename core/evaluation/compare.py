@@ -14,7 +14,9 @@ bootstrap), so differences between rankers are not blurred by sampling noise the
 A resample of a ranked list is still ranked: with ``order`` the ranking of the original rows,
 the replicate's ranking is ``np.repeat(order, w[order])`` — duplicates of one row carry its
 score and sit next to each other.  Each replicate therefore costs :math:`O(n)` per ranker
-(:meth:`core.evaluation.curves.UpliftCurves.from_sorted`), never a new sort.  This is *exactly* the
+(:meth:`core.evaluation.curves.UpliftCurves.resampled` with the counts ``w[order]``), never
+a new sort; separate definitions read their 101 points off the counts without building the
+repeated rows (joint ones build them).  This is *exactly* the
 AUUC that :func:`core.evaluation.curves.auuc` gives on the expanded rows
 ``y[idx], t[idx], score[idx]`` with ``idx = np.repeat(np.arange(n), w)``:
 
@@ -353,16 +355,14 @@ def bootstrap_auuc(
         # Untied scores: a replicate's only ties are copies of one row, where the
         # tie-averaged and the stable accumulation agree — use the cheaper one.
         rep_ties = ties if has_ties else "stable"
-        ranked.append((order, code_sorted, neg_sorted, rep_ties, y_sorted))
+        ranked.append((order, curves if rep_ties == ties else UpliftCurves.from_sorted(
+            code_sorted, neg_sorted, ties=rep_ties, y_sorted=y_sorted)))
 
     empty = 0
     every = max(1, min(PROGRESS_EVERY, PROGRESS_WORK // (y.shape[0] * len(rankers))))
     for b, w in enumerate(_stratified_counts(t, n_boot, rng)):
-        for j, (order, code_sorted, neg_sorted, rep_ties, y_sorted) in enumerate(ranked):
-            ws = w[order]
-            curves = UpliftCurves.from_sorted(
-                np.repeat(code_sorted, ws), np.repeat(neg_sorted, ws), ties=rep_ties,
-                y_sorted=None if y_sorted is None else np.repeat(y_sorted, ws))
+        for j, (order, base) in enumerate(ranked):
+            curves = base.resampled(w[order])
             if curves.n_responders == 0:  # same resample for every ranker
                 empty += j == 0
                 continue

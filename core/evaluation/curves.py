@@ -73,11 +73,14 @@ from core.constants import CUTOFFS
 from core.evaluation._kernel import (
     TIES,
     cumulative,
+    code_totals,
+    counted_at,
     cumulative_at,
     joint_cumulatives,
     rank_codes32,
     ranking_order,
     round_half_up,
+    tie_run_ends,
     tie_runs,
 )
 
@@ -197,13 +200,38 @@ class UpliftCurves:
         """Curves of rows that are *already* in ranking order (no validation, no sort).
 
         ``code_sorted`` holds ``2·t + y`` per row in rank order (3 = TR, 2 = TNR, 1 = CR,
-        0 = CNR) and ``neg_sorted`` the negated scores (ascending).  Used by the bootstrap,
-        whose resamples of a ranked list are still ranked (``np.repeat`` of the order).
-        A continuous outcome comes as ``y_sorted`` (see :func:`outcome_code`).
+        0 = CNR) and ``neg_sorted`` the negated scores (ascending).  Used by the bootstrap
+        (see also :meth:`resampled`).  A continuous outcome comes as ``y_sorted`` (see
+        :func:`outcome_code`).
         """
         self = cls.__new__(cls)
         self._accumulate(code_sorted, neg_sorted, ties, points, y_sorted)
         return self
+
+    def resampled(self, counts: np.ndarray) -> UpliftCurves:
+        """The curves of this ranking with row ``i`` (in rank order) repeated ``counts[i]``
+        times — a bootstrap resample, still ranked — with the same numbers as
+        :meth:`from_sorted` of the ``np.repeat``-ed rows.
+
+        Separate definitions never build the repeated rows: each arm's responders at the
+        curve's points are read off its counts (:func:`~core.evaluation._kernel.counted_at`,
+        one pass), with the arm's rows, outcomes and tie runs found once per ranking and
+        shared by every resample.  Joint definitions build the repeated rows on first
+        use.
+        """
+        new = type(self).__new__(type(self))
+        code, y_values, neg_sorted = self._sorted
+        new.ties, new.points, new._sorted, new._counts = (self.ties, self.points, self._sorted,
+                                                          counts)
+        new._joint, new._joint_cache, new._sep = None, {}, {}
+        new._layout = self  # the ranking whose arm layout it shares (found on first use)
+        per_code = new._per_code = code_totals(code, counts)  # CNR, CR, TNR, TR
+        new.n = int(per_code.sum())
+        new.n_t = int(per_code[2] + per_code[3])
+        new.n_c = new.n - new.n_t
+        new.n_responders = (int(per_code[1] + per_code[3]) if y_values is None
+                            else int(counts[y_values != 0].sum()))
+        return new
 
     @classmethod
     def unranked(cls, y, t, *, points: int = SEPARATE_POINTS) -> UpliftCurves:
@@ -227,14 +255,18 @@ class UpliftCurves:
         """
         self.ties = ties
         self.points = points
+        self._counts = None  # row multiplicities of a resample (:meth:`resampled`)
         self.n = int(code.shape[0])
-        per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
+        per_code = self._per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
         self.n_t = int(per_code[2] + per_code[3])
         self.n_c = self.n - self.n_t
         self.n_responders = (int(per_code[1] + per_code[3]) if y_values is None
                              else int(np.count_nonzero(y_values)))
         self._sorted = (code, y_values, neg_sorted)  # for both rankings, lazily
+        #: each arm's rows, outcomes and tie runs (for resamples); a resample: its ranking
+        self._layout: dict | UpliftCurves | None = None
         self._joint: tuple[np.ndarray, ...] | None = None
+        #: per arm: (cumulative responders, arm scores); for a resample (grid k, R at k)
         self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
 
@@ -246,6 +278,10 @@ class UpliftCurves:
         """
         if self._joint is None:
             code, y_values, neg_sorted = self._sorted
+            if self._counts is not None:  # the repeated rows, built for the joint ranking only
+                code, neg_sorted = np.repeat(code, self._counts), np.repeat(neg_sorted,
+                                                                             self._counts)
+                y_values = None if y_values is None else np.repeat(y_values, self._counts)
             k = np.arange(self.n + 1, dtype=np.float64)
             if y_values is None:
                 nt, rt, responders = joint_cumulatives(code, neg_sorted, self.ties)
@@ -313,6 +349,12 @@ class UpliftCurves:
 
     def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
         """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k``."""
+        if self._counts is not None:  # a resample: one pass over the arm's counts per grid
+            known = self._sep.get(arm)
+            if known is None or not np.array_equal(known[0], k):
+                rows, values, runs = self._layout._arm_layout()[arm]
+                self._sep[arm] = known = (k, counted_at(self._counts, rows, values, runs, k))
+            return known[1]
         if not self._sep:
             # The treated rows, taken in joint order, are already ranked by score (ties in
             # row order for "stable") — no second sort.  Only the curve's grid points are
@@ -325,6 +367,21 @@ class UpliftCurves:
                 self._sep[name] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
         cum, neg_sorted = self._sep[arm]
         return cumulative_at(cum, neg_sorted, k, self.ties)
+
+    def _arm_layout(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
+        """Per arm (``"t"``, ``"c"``): its rows' positions in rank order, their outcomes (0/1
+        or amounts) and, for ``ties="average"``, the ends of the arm's tie runs — all that
+        :meth:`resampled` needs besides the counts, found once per ranking."""
+        if self._layout is None:
+            code, y_values, neg_sorted = self._sorted
+            treated = code >= 2
+            y_sorted = (code & 1) if y_values is None else y_values
+            self._layout = {}
+            for arm, mask in (("t", treated), ("c", ~treated)):
+                rows = np.flatnonzero(mask)
+                runs = tie_run_ends(neg_sorted[rows]) if self.ties == "average" else None
+                self._layout[arm] = (rows, y_sorted[rows], runs)
+        return self._layout
 
     def _separate_values(self, name: str, points: int) -> np.ndarray:
         j = np.arange(points + 1)
@@ -413,11 +470,11 @@ class UpliftCurves:
             return float("nan")
         code, y_values, _ = self._sorted
         if y_values is None:
-            per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
-            r_t, r_c = int(per_code[3]), int(per_code[1])
+            r_t, r_c = int(self._per_code[3]), int(self._per_code[1])
         else:
             treated = code >= 2
-            r_t, r_c = float(y_values[treated].sum()), float(y_values[~treated].sum())
+            yw = y_values if self._counts is None else y_values * self._counts
+            r_t, r_c = float(yw[treated].sum()), float(yw[~treated].sum())
         v = self._separate_formula(self._SAME_END.get(definition, definition), r_t, r_c)
         return float(v * self.n if definition == "uplift_joint_abs" else v)
 
