@@ -157,8 +157,11 @@ def train_child(where: str, path: str, workers: int, trees: int) -> dict:
     columns = FEATURES + ["treatment", "visit", "tau"]
     frame, k, n_train = _train_parts(dd.read_parquet(path, columns=columns,
                                                      split_row_groups=True))
-    cols = read_parquet_columns(path, columns)
-    test = pd.DataFrame({c: cols[c][n_train:] for c in columns})
+    if where == "memory":
+        cols = read_parquet_columns(path, columns)
+        test = pd.DataFrame({c: cols[c][n_train:] for c in columns})
+    else:  # the client reads only the test partitions; the workers read the training ones
+        test = frame.partitions[k:].compute().reset_index(drop=True)
     out: dict = {"where": where, "train_rows": n_train, "test_rows": len(test),
                  "partitions": k}
     fits: dict = {}
