@@ -74,3 +74,13 @@ def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties
         with monkeypatch.context() as m:
             m.setattr(_kernel, "_compiled", None)
             assert compiled == values()
+
+
+@pytest.mark.parametrize("run_ends", [None, np.array([0, 0])])  # stable, average
+def test_counted_at_of_an_arm_without_rows_is_zero_in_both_backends(monkeypatch, run_ends):
+    """An arm with no rows counts nothing at any k (compiled pass and numpy fallback)."""
+    args = (np.ones(3, np.int64), np.empty(0, np.intp), np.empty(0), run_ends,
+            np.array([0, 0, 0]))
+    np.testing.assert_array_equal(_kernel.counted_at(*args), [0.0, 0.0, 0.0])
+    monkeypatch.setattr(_kernel, "_compiled", None)
+    np.testing.assert_array_equal(_kernel.counted_at(*args), [0.0, 0.0, 0.0])

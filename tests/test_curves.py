@@ -309,9 +309,10 @@ def test_resampled_equals_the_repeated_rows(ties):
 
     rng = np.random.default_rng(4)
     n = 400
-    t = rng.integers(0, 2, n)
-    for y, score in ((rng.integers(0, 2, n), rng.normal(size=n)),  # untied
-                     (rng.integers(0, 2, n), rng.integers(0, 6, n).astype(float)),  # tied
+    t = rng.integers(0, 2, n, dtype=np.int8)  # validated 0/1 arrays are int8 (outcome_code)
+    for y, score in ((rng.integers(0, 2, n, dtype=np.int8), rng.normal(size=n)),  # untied
+                     (rng.integers(0, 2, n, dtype=np.int8),  # tied
+                      rng.integers(0, 6, n).astype(float)),
                      (rng.exponential(size=n) * (rng.random(n) < 0.3), rng.normal(size=n))):
         code, y_values = outcome_code(y, t)
         order, neg = ranking_order(score, ties)
@@ -334,3 +335,33 @@ def test_resampled_equals_the_repeated_rows(ties):
                     np.testing.assert_array_equal(got, want)
                 else:
                     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_resample_of_a_resample_equals_the_twice_repeated_rows(ties):
+    """Counts over a resample's repeated rows compose with its own counts: the curves are
+    those of ``np.repeat`` applied twice (zero counts at both levels, tied scores)."""
+    from core.evaluation._kernel import ranking_order
+    from core.evaluation.curves import outcome_code
+
+    rng = np.random.default_rng(11)
+    n = 300
+    y, t = rng.integers(0, 2, n, dtype=np.int8), rng.integers(0, 2, n, dtype=np.int8)
+    code, y_values = outcome_code(y, t)
+    assert y_values is None  # the 0/1 path (counts of responders)
+    order, neg = ranking_order(rng.integers(0, 8, n).astype(float), ties)
+    base = UpliftCurves.from_sorted(code[order], neg, ties=ties)
+    c1 = rng.poisson(1.0, n)
+    once = base.resampled(c1)
+    c2 = rng.poisson(1.0, once.n)
+    twice = once.resampled(c2)
+    slow = UpliftCurves.from_sorted(np.repeat(np.repeat(code[order], c1), c2),
+                                    np.repeat(np.repeat(neg, c1), c2), ties=ties)
+    assert (twice.n, twice.n_t, twice.n_responders) == (slow.n, slow.n_t, slow.n_responders)
+    for definition in DEFINITIONS:
+        np.testing.assert_array_equal(twice.curve(definition)[1], slow.curve(definition)[1])
+        assert twice.auuc(definition, cutoff=0.3) == slow.auuc(definition, cutoff=0.3)
+    with pytest.raises(ValueError, match="integer row multiplicities"):
+        base.resampled(np.ones(n - 1, dtype=int))
+    with pytest.raises(ValueError, match="integer row multiplicities"):
+        base.resampled(np.ones(n))

@@ -139,6 +139,8 @@ def counted_at(counts: np.ndarray, rows: np.ndarray, values: np.ndarray,
     if _compiled is not None:
         return _compiled.counted_at(counts, rows, values,
                                     np.empty(0, np.int64) if run_ends is None else run_ends, k)
+    if rows.shape[0] == 0:  # an arm without rows: nothing is ever counted
+        return np.zeros(k.shape[0], dtype=np.float64)
     w = counts[rows]
     ends = np.empty(w.shape[0] + 1, dtype=np.float64)
     ends[0] = 0.0

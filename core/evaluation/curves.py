@@ -217,8 +217,19 @@ class UpliftCurves:
         curve's points are read off its counts (:func:`~core.evaluation._kernel.counted_at`,
         one pass), with the arm's rows, outcomes and tie runs found once per ranking and
         shared by every resample.  Joint definitions build the repeated rows on first
-        use.
+        use.  A resample of a resample (``counts`` over its ``n`` repeated rows) is the
+        original ranking resampled with the composed counts.
         """
+        counts = np.asarray(counts)
+        if counts.shape != (self.n,) or counts.dtype.kind not in "iu":
+            raise ValueError(f"counts must be {self.n} integer row multiplicities (one per row "
+                             f"in rank order); got shape {counts.shape}, dtype {counts.dtype}.")
+        if self._counts is not None:
+            # A resample of a resample: row i's copies are adjacent in rank order, so the
+            # composed multiplicity of an original row is the sum of its copies' counts.
+            cum = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+            ends = np.concatenate(([0], np.cumsum(self._counts, dtype=np.int64)))
+            return self._layout.resampled(cum[ends[1:]] - cum[ends[:-1]])
         new = type(self).__new__(type(self))
         code, y_values, neg_sorted = self._sorted
         new.ties, new.points, new._sorted, new._counts = (self.ties, self.points, self._sorted,

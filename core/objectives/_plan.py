@@ -338,6 +338,8 @@ class Plan:
         The buffers are the plan's, reused every round (fresh arrays of 14M rows page-fault
         on every call).
         """
+        if x.dtype != np.float64:  # the packed keys read the float64 bits
+            raise TypeError(f"scores must be float64 (check_scores); got {x.dtype}.")
         nb = _comp.compiled()
         if self._buffers is None:
             index = np.int32 if self.n < 2**31 - 1 else np.intp  # less memory to touch
