@@ -51,7 +51,8 @@ def test_descending_keys_order_and_tie_like_the_scores():
 
 @pytest.mark.parametrize("ties", ["average", "stable"])
 def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties):
-    """A bootstrap resample's separate curves (counted_at, code_totals): the compiled pass and
+    """A bootstrap resample's separate curves (counted_at, code_totals) and joint AUUCs
+    (resampled_joint_values; the fallback builds the repeated rows): the compiled passes and
     the numpy fallback give the same bits, 0/1 outcomes and amounts."""
     from core.evaluation.curves import UpliftCurves, outcome_code
 
@@ -68,7 +69,10 @@ def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties
             base = UpliftCurves.from_sorted(code[order], neg, ties=ties,
                                             y_sorted=None if y_values is None else y_values[order])
             r = base.resampled(counts)
-            return [r.n_t, r.n_responders] + [v for d in separate for v in r.curve(d)[1]]
+            joint = [a for d in DEFINITIONS if d not in separate
+                     for a in base.resampled(counts).auucs(d, (0.1, 0.3, 1.0))]
+            return ([r.n_t, r.n_responders] + [v for d in separate for v in r.curve(d)[1]]
+                    + joint)
 
         compiled = values()
         with monkeypatch.context() as m:

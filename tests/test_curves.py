@@ -303,7 +303,9 @@ def test_from_sorted_equals_constructor(ties, rng):
 def test_resampled_equals_the_repeated_rows(ties):
     """Row multiplicities (a bootstrap resample) give the curves of the ``np.repeat``-ed rows:
     bit for bit for a 0/1 outcome, to rounding for amounts — separate definitions read off
-    the counts, joint ones from the repeated rows; zero counts, tied scores, heavy copies."""
+    the counts, joint ones from the repeated rows; zero counts, tied scores, heavy copies.
+    A joint AUUC reads the curve's values off the copies in one compiled pass without the
+    repeated rows: the same bits, amounts included."""
     from core.evaluation._kernel import ranking_order
     from core.evaluation.curves import outcome_code
 
@@ -327,8 +329,13 @@ def test_resampled_equals_the_repeated_rows(ties):
                 slow.n, slow.n_t, slow.n_c, slow.n_responders)
             exact = y_values is None
             for definition in DEFINITIONS:
-                got = [fast.auuc(definition, cutoff=c) for c in (0.1, 0.3, 1.0)]
+                fast = base.resampled(counts)  # curve() below builds the repeated rows
+                got = fast.auucs(definition, (0.1, 0.3, 1.0))
                 want = [slow.auuc(definition, cutoff=c) for c in (0.1, 0.3, 1.0)]
+                assert fast._joint is None  # no repeated rows were built for the areas
+                assert [fast.auuc(definition, cutoff=c) for c in (0.1, 0.3, 1.0)] == got
+                if DEFINITIONS[definition].setting == "joint":
+                    assert got == want
                 got += [fast.endpoint(definition), *fast.curve(definition)[1]]
                 want += [slow.endpoint(definition), *slow.curve(definition)[1]]
                 if exact:

@@ -169,6 +169,78 @@ def counted_at(counts, rows, values, run_ends, k):
     return out
 
 
+@numba.njit(inline="always", **_JIT)
+def _joint_value(kind, k, nt, rt, r, n_t, n_c):
+    """``V(k)`` of joint definition ``kind`` (0 ``uplift_joint_rel``, 1 ``qini_joint_abs``,
+    2 ``uplift_joint_abs``) from the top k's counts — the operations of
+    :meth:`UpliftCurves._compute_joint <core.evaluation.curves.UpliftCurves>` on one point
+    (``N^C = k − N^T``, ``R^C = R − R^T``; 0 while an arm is still empty, kinds 1 and 2)."""
+    nc = k - nt
+    rc = r - rt
+    if kind == 0:
+        return rt / n_t - rc / n_c
+    if nt == 0.0 or nc == 0.0:
+        return 0.0
+    if kind == 1:
+        return rt - nt / nc * rc
+    return (rt / nt - rc / nc) * k
+
+
+@numba.njit(**_JIT)
+def resampled_joint_values(code, counts, values, run_ends, kind, n_t, n_c, out):
+    """``out[k] = V(k)`` for ``k = 0 … len(out) − 1`` of a joint definition
+    (:func:`_joint_value`) along the ranking in which row ``i`` (rank order,
+    ``code[i] = 2·t + y``) appears ``counts[i]`` times — without building that ranking.
+
+    ``values``: the rows' amounts (empty: 0/1 outcomes from ``code``); ``run_ends``: the
+    ends of the tie runs among all rows (empty: ``ties="stable"``), inside which the counts
+    are interpolated between the run's ends as :func:`joint_cumulatives` does on the
+    repeated rows.  Each copy adds its row's values one at a time, so every ``V(k)`` has
+    the bits of the repeated rows' curve."""
+    last = out.shape[0] - 1
+    out[0] = 0.0
+    amounts = values.shape[0] > 0
+    average = run_ends.shape[0] > 0
+    n_runs = run_ends.shape[0] - 1 if average else code.shape[0]
+    k = 0
+    nt = 0.0
+    rt = 0.0
+    r = 0.0
+    for g in range(n_runs):
+        if k >= last:
+            break
+        a = run_ends[g] if average else g
+        b = run_ends[g + 1] if average else g + 1
+        k0, nt0, rt0, r0 = k, nt, rt, r
+        for i in range(a, b):  # the run's copies, one at a time (stable: V at each)
+            c = code[i]
+            t = c >> 1
+            y = values[i] if amounts else 0.0
+            for _ in range(counts[i]):
+                k += 1
+                nt += t
+                if amounts:
+                    rt += t * y
+                    r += y
+                else:
+                    rt += t & c
+                    r += c & 1
+                if not average and k <= last:
+                    out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+        if not average or k == k0:
+            continue
+        span = float(k - k0)
+        s_nt = (nt - nt0) / span
+        s_rt = (rt - rt0) / span
+        s_r = (r - r0) / span
+        for kk in range(k0 + 1, min(k - 1, last) + 1):
+            off = float(kk - k0)
+            out[kk] = _joint_value(kind, float(kk), s_nt * off + nt0, s_rt * off + rt0,
+                                   s_r * off + r0, n_t, n_c)
+        if k <= last:
+            out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+
+
 @numba.njit(**_JIT)
 def code_totals(code, counts):
     """``Σ counts`` over the rows of each code 0..3 (``np.bincount(code, counts)``, as

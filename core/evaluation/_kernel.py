@@ -160,6 +160,30 @@ def counted_at(counts: np.ndarray, rows: np.ndarray, values: np.ndarray,
     return np.where(at_end, cum[r_], cum[before] + frac * (cum[r_] - cum[before]))
 
 
+def resampled_joint_values(code: np.ndarray, counts: np.ndarray, y_values: np.ndarray | None,
+                           run_ends: np.ndarray | None, kind: int, n_t: float, n_c: float,
+                           out: np.ndarray) -> bool:
+    """``out[k] = V(k)`` (``k = 0 … len(out) − 1``) of a joint definition (``kind`` 0
+    ``uplift_joint_rel``, 1 ``qini_joint_abs``, 2 ``uplift_joint_abs``) along the ranking in
+    which row ``i`` (rank order, ``code[i] = 2·t + y``) appears ``counts[i]`` times — a
+    bootstrap resample — in one compiled pass that never builds it
+    (:func:`core.evaluation._compiled.resampled_joint_values`): the same bits as the curve
+    of the repeated rows.  ``y_values``: the rows' amounts (None: 0/1 outcomes);
+    ``run_ends``: :func:`tie_run_ends` of the ranking for ``ties="average"``, None for
+    ``"stable"``.  Returns False (``out`` untouched) without numba: the caller then builds
+    the repeated rows.
+    """
+    if _compiled is None:
+        return False
+    _compiled.resampled_joint_values(
+        np.ascontiguousarray(code), np.ascontiguousarray(counts),
+        np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
+        np.empty(0, np.int64) if run_ends is None else np.ascontiguousarray(run_ends,
+                                                                            dtype=np.int64),
+        kind, float(n_t), float(n_c), out)
+    return True
+
+
 def tie_run_ends(sorted_score: np.ndarray) -> np.ndarray:
     """Cumulative positions ``0 = e_0 < e_1 < ... < e_r = n`` where tie runs end."""
     n = sorted_score.shape[0]

@@ -15,9 +15,9 @@ A resample of a ranked list is still ranked: with ``order`` the ranking of the o
 the replicate's ranking is ``np.repeat(order, w[order])`` — duplicates of one row carry its
 score and sit next to each other.  Each replicate therefore costs :math:`O(n)` per ranker
 (:meth:`core.evaluation.curves.UpliftCurves.resampled` with the counts ``w[order]``), never
-a new sort; separate definitions read their 101 points off the counts without building the
-repeated rows (joint ones build them).  This is *exactly* the
-AUUC that :func:`core.evaluation.curves.auuc` gives on the expanded rows
+a new sort, and never the repeated rows: separate definitions read their 101 points off the
+counts, joint ones their curve's values along the copies (one compiled pass each).  This is
+*exactly* the AUUC that :func:`core.evaluation.curves.auuc` gives on the expanded rows
 ``y[idx], t[idx], score[idx]`` with ``idx = np.repeat(np.arange(n), w)``:
 
 * ``ties="average"``: copies of one row are tied with each other (and with the row's own
@@ -366,7 +366,7 @@ def bootstrap_auuc(
             if curves.n_responders == 0:  # same resample for every ranker
                 empty += j == 0
                 continue
-            replicates[b, j] = [curves.auuc(definition, cutoff=c) for c in cutoffs]
+            replicates[b, j] = curves.auucs(definition, cutoffs)
         done = b + 1
         if progress is not None and (done % every == 0 or done == n_boot):
             progress(done, n_boot)

@@ -79,6 +79,7 @@ from core.evaluation._kernel import (
     joint_cumulatives,
     rank_codes32,
     ranking_order,
+    resampled_joint_values,
     round_half_up,
     tie_run_ends,
     tie_runs,
@@ -216,7 +217,9 @@ class UpliftCurves:
         Separate definitions never build the repeated rows: each arm's responders at the
         curve's points are read off its counts (:func:`~core.evaluation._kernel.counted_at`,
         one pass), with the arm's rows, outcomes and tie runs found once per ranking and
-        shared by every resample.  Joint definitions build the repeated rows on first
+        shared by every resample.  A joint definition's AUUC reads the curve's values off the
+        copies in one compiled pass (:func:`~core.evaluation._kernel.resampled_joint_values`,
+        the same bits); its whole curve (:meth:`curve`) builds the repeated rows on first
         use.  A resample of a resample (``counts`` over its ``n`` repeated rows) is the
         original ranking resampled with the composed counts.
         """
@@ -280,6 +283,8 @@ class UpliftCurves:
         #: per arm: (cumulative responders, arm scores); for a resample (grid k, R at k)
         self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
+        self._ends: np.ndarray | None = None  # tie runs of the ranking (:meth:`_run_ends`)
+        self._buffer: np.ndarray | None = None  # a resample's joint V (:meth:`_resampled_joint`)
 
     def _joint_arrays(self) -> tuple[np.ndarray, ...]:
         """``(k, N^T, R^T, N^C, R^C)`` of the joint ranking for ``k = 0..n``, built once.
@@ -441,16 +446,57 @@ class UpliftCurves:
 
     def auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
         """Area under the curve up to ``cutoff`` with the paper's mean convention."""
-        d = DEFINITIONS[check_choice(definition, "definition", DEFINITIONS)]
+        check_choice(definition, "definition", DEFINITIONS)
         cutoff = check_fraction(cutoff, "cutoff")
         if self._warn_if_degenerate(f"AUUC ({definition})"):
             return float("nan")
-        if d.setting == "joint":
-            last = int(np.floor(cutoff * self.n + 1e-9))
-            return float(self._joint_values(definition)[1 : last + 1].sum() / self.n)
-        last = int(np.floor(cutoff * SEPARATE_POINTS + 1e-9))
+        return self._areas(definition, [cutoff])[0]
+
+    def auucs(self, definition: str, cutoffs) -> list[float]:
+        """:meth:`auuc` at several cut-offs (one pass over a resample's joint counts)."""
+        d = check_choice(definition, "definition", DEFINITIONS)
+        cutoffs = [check_fraction(c, "cutoff") for c in cutoffs]
+        if self._warn_if_degenerate(f"AUUC ({d})"):
+            return [float("nan")] * len(cutoffs)
+        return self._areas(d, cutoffs)
+
+    #: the code of each joint definition in the compiled resample pass
+    _JOINT_KIND = {"uplift_joint_rel": 0, "qini_joint_abs": 1, "uplift_joint_abs": 2}
+
+    def _areas(self, definition: str, cutoffs: list[float]) -> list[float]:
+        if DEFINITIONS[definition].setting == "joint":
+            lasts = [int(np.floor(c * self.n + 1e-9)) for c in cutoffs]
+            v = self._resampled_joint(definition, max(lasts))
+            if v is None:
+                v = self._joint_values(definition)
+            return [float(v[1 : last + 1].sum() / self.n) for last in lasts]
         v = self._separate_values(definition, SEPARATE_POINTS)
-        return float(v[1 : last + 1].sum() / SEPARATE_POINTS)
+        return [float(v[1 : int(np.floor(c * SEPARATE_POINTS + 1e-9)) + 1].sum()
+                      / SEPARATE_POINTS) for c in cutoffs]
+
+    def _resampled_joint(self, definition: str, last: int) -> np.ndarray | None:
+        """A resample's joint ``V(k)`` for ``k ≤ last`` in one compiled pass over the original
+        rows and their counts (:func:`~core.evaluation._kernel.resampled_joint_values`),
+        never building the repeated rows, in a buffer its ranking keeps for every resample;
+        None when the repeated rows are built already (or numba is missing)."""
+        if self._counts is None or self._joint is not None:
+            return None
+        base = self._layout
+        if base._buffer is None or base._buffer.shape[0] < last + 1:
+            base._buffer = np.empty(max(last + 1, base.n + 1))
+        out = base._buffer[: last + 1]
+        code, y_values, _ = self._sorted
+        done = resampled_joint_values(
+            code, self._counts, y_values, base._run_ends() if self.ties == "average" else None,
+            self._JOINT_KIND[definition], self.n_t, self.n_c, out)
+        return out if done else None
+
+    def _run_ends(self) -> np.ndarray:
+        """:func:`~core.evaluation._kernel.tie_run_ends` of the ranking, found once (shared
+        by the resamples of joint definitions)."""
+        if self._ends is None:
+            self._ends = tie_run_ends(self._sorted[2])
+        return self._ends
 
     def random_auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
         r"""AUUC of the random baseline (straight line from (0, 0) to (1, V(1))).
