@@ -28,16 +28,24 @@ def test_float32_fast_path_equals_the_float64_path_bit_for_bit(decimals):
         assert np.array_equal(fast, plain), name
 
 
-def test_compiled_and_numpy_kernels_agree_bit_for_bit(monkeypatch):
+@pytest.mark.parametrize("ties", ["average", "stable"])
+@pytest.mark.parametrize("amounts", [False, True])
+def test_compiled_and_numpy_kernels_agree_bit_for_bit(monkeypatch, ties, amounts):
+    """The compiled passes (radix ranking, joint_values' V(k) without the cumulative
+    arrays, code_totals) and the numpy formulas give the same bits."""
     y, t, s = _data(30_000, 1, 2)
     s[:50] = -0.0
     s[50:100] = 0.0  # -0.0 and 0.0 are one tie
-    compiled = {name: uplift_curve(y, t, s, definition=name)[1] for name in DEFINITIONS}
-    table = auuc_table(y, t, s)
+    if amounts:  # a continuous outcome (the amounts branch of every pass)
+        y = y * np.random.default_rng(3).gamma(2.0, 10.0, y.size)
+    compiled = {name: uplift_curve(y, t, s, definition=name, ties=ties)[1]
+                for name in DEFINITIONS}
+    table = auuc_table(y, t, s, ties=ties)
     monkeypatch.setattr(_kernel, "_compiled", None)
     for name in DEFINITIONS:
-        assert np.array_equal(compiled[name], uplift_curve(y, t, s, definition=name)[1]), name
-    assert np.array_equal(table.to_numpy(), auuc_table(y, t, s).to_numpy())
+        assert np.array_equal(compiled[name],
+                              uplift_curve(y, t, s, definition=name, ties=ties)[1]), name
+    assert np.array_equal(table.to_numpy(), auuc_table(y, t, s, ties=ties).to_numpy())
 
 
 def test_descending_keys_order_and_tie_like_the_scores():
@@ -52,7 +60,7 @@ def test_descending_keys_order_and_tie_like_the_scores():
 @pytest.mark.parametrize("ties", ["average", "stable"])
 def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties):
     """A bootstrap resample's separate curves (counted_at, code_totals) and joint AUUCs
-    (resampled_joint_values; the fallback builds the repeated rows): the compiled passes and
+    (joint_values; the fallback builds the repeated rows): the compiled passes and
     the numpy fallback give the same bits, 0/1 outcomes and amounts."""
     from core.evaluation.curves import UpliftCurves, outcome_code
 

@@ -53,10 +53,8 @@ def rank_codes32(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.nd
 def joint_cumulatives(code_sorted: np.ndarray, neg_sorted: np.ndarray,
                       ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Treated rows, treated responders and responders among the top k (k = 0…n) of a
-    ranking whose rows are coded ``2·t + y``: :func:`cumulative` of each, in one pass."""
-    if _compiled is not None:
-        return _compiled.joint_cumulatives(np.ascontiguousarray(code_sorted),
-                                           np.ascontiguousarray(neg_sorted), ties == "average")
+    ranking whose rows are coded ``2·t + y``: :func:`cumulative` of each (the numpy path of
+    the joint curves; the compiled one, :func:`joint_values`, builds none of them)."""
     runs = tie_runs(neg_sorted, ties)
     return (cumulative(code_sorted >= 2, runs), cumulative(code_sorted == 3, runs),
             cumulative((code_sorted & 1).astype(bool), runs))
@@ -109,11 +107,12 @@ def cumulative_at(cum: np.ndarray, neg_sorted: np.ndarray, k: np.ndarray, ties: 
     return cum[lo] + frac * (cum[hi] - cum[lo])
 
 
-def code_totals(code: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def code_totals(code: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """Copies of each row code 0..3 (CNR, CR, TNR, TR) when row ``i`` appears ``counts[i]``
-    times: ``np.bincount(code, weights=counts)`` as integers (one compiled pass with numba)."""
+    times (None: once): ``np.bincount(code, weights=counts)`` as integers (one compiled pass
+    with numba)."""
     if _compiled is not None:
-        return _compiled.code_totals(code, counts)
+        return _compiled.code_totals(code, np.empty(0, np.int64) if counts is None else counts)
     return np.bincount(code, weights=counts, minlength=4).astype(np.int64)
 
 
@@ -160,26 +159,25 @@ def counted_at(counts: np.ndarray, rows: np.ndarray, values: np.ndarray,
     return np.where(at_end, cum[r_], cum[before] + frac * (cum[r_] - cum[before]))
 
 
-def resampled_joint_values(code: np.ndarray, counts: np.ndarray, y_values: np.ndarray | None,
-                           run_ends: np.ndarray | None, kind: int, n_t: float, n_c: float,
-                           out: np.ndarray) -> bool:
+def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarray | None,
+                 neg_sorted: np.ndarray, ties: str, kind: int, n_t: float, n_c: float,
+                 out: np.ndarray) -> bool:
     """``out[k] = V(k)`` (``k = 0 … len(out) − 1``) of a joint definition (``kind`` 0
-    ``uplift_joint_rel``, 1 ``qini_joint_abs``, 2 ``uplift_joint_abs``) along the ranking in
-    which row ``i`` (rank order, ``code[i] = 2·t + y``) appears ``counts[i]`` times — a
-    bootstrap resample — in one compiled pass that never builds it
-    (:func:`core.evaluation._compiled.resampled_joint_values`): the same bits as the curve
-    of the repeated rows.  ``y_values``: the rows' amounts (None: 0/1 outcomes);
-    ``run_ends``: :func:`tie_run_ends` of the ranking for ``ties="average"``, None for
-    ``"stable"``.  Returns False (``out`` untouched) without numba: the caller then builds
-    the repeated rows.
+    ``uplift_joint_rel``, 1 ``qini_joint_abs``, 2 ``uplift_joint_abs``) along a ranking
+    (``code[i] = 2·t + y`` in rank order, ``neg_sorted`` its negated scores) in which row
+    ``i`` appears ``counts[i]`` times (None: once; a bootstrap resample, never built), in one
+    compiled pass (:func:`core.evaluation._compiled.joint_values`): the same bits as the
+    numpy formulas on :func:`joint_cumulatives` / :func:`cumulative` of the (repeated) rows,
+    without their five arrays.  ``y_values``: the rows' amounts (None: 0/1 outcomes).
+    Returns False (``out`` untouched) without numba: the caller then takes the numpy path.
     """
     if _compiled is None:
         return False
-    _compiled.resampled_joint_values(
-        np.ascontiguousarray(code), np.ascontiguousarray(counts),
+    _compiled.joint_values(
+        np.ascontiguousarray(code),
+        np.empty(0, np.int64) if counts is None else np.ascontiguousarray(counts),
         np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
-        np.empty(0, np.int64) if run_ends is None else np.ascontiguousarray(run_ends,
-                                                                            dtype=np.int64),
+        np.ascontiguousarray(neg_sorted) if ties == "average" else np.empty(0),
         kind, float(n_t), float(n_c), out)
     return True
 

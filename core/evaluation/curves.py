@@ -79,7 +79,7 @@ from core.evaluation._kernel import (
     joint_cumulatives,
     rank_codes32,
     ranking_order,
-    resampled_joint_values,
+    joint_values,
     round_half_up,
     tie_run_ends,
     tie_runs,
@@ -217,10 +217,9 @@ class UpliftCurves:
         Separate definitions never build the repeated rows: each arm's responders at the
         curve's points are read off its counts (:func:`~core.evaluation._kernel.counted_at`,
         one pass), with the arm's rows, outcomes and tie runs found once per ranking and
-        shared by every resample.  A joint definition's AUUC reads the curve's values off the
-        copies in one compiled pass (:func:`~core.evaluation._kernel.resampled_joint_values`,
-        the same bits); its whole curve (:meth:`curve`) builds the repeated rows on first
-        use.  A resample of a resample (``counts`` over its ``n`` repeated rows) is the
+        shared by every resample.  A joint definition's values are read off the copies in
+        one compiled pass (:func:`~core.evaluation._kernel.joint_values`, the same bits);
+        only without numba are the repeated rows built.  A resample of a resample (``counts`` over its ``n`` repeated rows) is the
         original ranking resampled with the composed counts.
         """
         counts = np.asarray(counts)
@@ -262,8 +261,10 @@ class UpliftCurves:
         """``code`` = 2·t + y in rank order; with ``y_values`` (a continuous outcome, in rank
         order) R^T and R^C are sums of y instead of counts of responders.
 
-        Only the arm totals are counted here; the joint ranking's cumulative counts are built
-        on first use (:meth:`_joint_arrays`) and the separate rankings' likewise, so a caller
+        Only the arm totals are counted here; a joint definition's values are computed on
+        first use (one compiled pass each, :meth:`_fill_joint`; without numba from the
+        cumulative counts of :meth:`_joint_arrays`) and the separate rankings' counts
+        likewise, so a caller
         that reads only separate definitions (the bootstrap on the Compare page's default)
         never pays for the other.
         """
@@ -271,7 +272,7 @@ class UpliftCurves:
         self.points = points
         self._counts = None  # row multiplicities of a resample (:meth:`resampled`)
         self.n = int(code.shape[0])
-        per_code = self._per_code = np.bincount(code, minlength=4)  # CNR, CR, TNR, TR
+        per_code = self._per_code = code_totals(code)  # CNR, CR, TNR, TR
         self.n_t = int(per_code[2] + per_code[3])
         self.n_c = self.n - self.n_t
         self.n_responders = (int(per_code[1] + per_code[3]) if y_values is None
@@ -283,11 +284,11 @@ class UpliftCurves:
         #: per arm: (cumulative responders, arm scores); for a resample (grid k, R at k)
         self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
-        self._ends: np.ndarray | None = None  # tie runs of the ranking (:meth:`_run_ends`)
-        self._buffer: np.ndarray | None = None  # a resample's joint V (:meth:`_resampled_joint`)
+        self._buffer: np.ndarray | None = None  # its resamples' joint V (:meth:`_scratch`)
 
     def _joint_arrays(self) -> tuple[np.ndarray, ...]:
-        """``(k, N^T, R^T, N^C, R^C)`` of the joint ranking for ``k = 0..n``, built once.
+        """``(k, N^T, R^T, N^C, R^C)`` of the joint ranking for ``k = 0..n``, built once (the
+        numpy path of the joint values; with numba :meth:`_fill_joint` needs none of them).
 
         Three accumulations — cumulative N^T, R^T and R (all responders) — give the four
         counts: N^C = k − N^T and R^C = R − R^T.
@@ -344,7 +345,18 @@ class UpliftCurves:
             self._joint_cache[name] = self._compute_joint(name)
         return self._joint_cache[name]
 
+    def _fill_joint(self, name: str, out: np.ndarray) -> bool:
+        """``out[k] = V(k)`` for ``k < len(out)`` in one compiled pass over the rows (and a
+        resample's counts) — :func:`~core.evaluation._kernel.joint_values`, the bits of the
+        numpy formulas below without their arrays; False without numba."""
+        code, y_values, neg_sorted = self._sorted
+        return joint_values(code, self._counts, y_values, neg_sorted, self.ties,
+                            self._JOINT_KIND[name], self.n_t, self.n_c, out)
+
     def _compute_joint(self, name: str) -> np.ndarray:
+        out = np.empty(self.n + 1)
+        if self._joint is None and self._fill_joint(name, out):
+            return out
         nt, nc, rt, rc = self._nt, self._nc, self._rt, self._rc
         if name == "uplift_joint_rel":
             return rt / self.n_t - rc / self.n_c
@@ -466,7 +478,11 @@ class UpliftCurves:
     def _areas(self, definition: str, cutoffs: list[float]) -> list[float]:
         if DEFINITIONS[definition].setting == "joint":
             lasts = [int(np.floor(c * self.n + 1e-9)) for c in cutoffs]
-            v = self._resampled_joint(definition, max(lasts))
+            v = self._joint_cache.get(definition)
+            if v is None and self._counts is not None:  # a resample: V up to the last cut-off
+                v = self._layout._scratch(max(lasts) + 1)  # in its ranking's buffer
+                if not self._fill_joint(definition, v):
+                    v = None
             if v is None:
                 v = self._joint_values(definition)
             return [float(v[1 : last + 1].sum() / self.n) for last in lasts]
@@ -474,29 +490,12 @@ class UpliftCurves:
         return [float(v[1 : int(np.floor(c * SEPARATE_POINTS + 1e-9)) + 1].sum()
                       / SEPARATE_POINTS) for c in cutoffs]
 
-    def _resampled_joint(self, definition: str, last: int) -> np.ndarray | None:
-        """A resample's joint ``V(k)`` for ``k ≤ last`` in one compiled pass over the original
-        rows and their counts (:func:`~core.evaluation._kernel.resampled_joint_values`),
-        never building the repeated rows, in a buffer its ranking keeps for every resample;
-        None when the repeated rows are built already (or numba is missing)."""
-        if self._counts is None or self._joint is not None:
-            return None
-        base = self._layout
-        if base._buffer is None or base._buffer.shape[0] < last + 1:
-            base._buffer = np.empty(max(last + 1, base.n + 1))
-        out = base._buffer[: last + 1]
-        code, y_values, _ = self._sorted
-        done = resampled_joint_values(
-            code, self._counts, y_values, base._run_ends() if self.ties == "average" else None,
-            self._JOINT_KIND[definition], self.n_t, self.n_c, out)
-        return out if done else None
-
-    def _run_ends(self) -> np.ndarray:
-        """:func:`~core.evaluation._kernel.tie_run_ends` of the ranking, found once (shared
-        by the resamples of joint definitions)."""
-        if self._ends is None:
-            self._ends = tie_run_ends(self._sorted[2])
-        return self._ends
+    def _scratch(self, size: int) -> np.ndarray:
+        """A float64 buffer of ``size`` kept by this ranking and reused by its resamples (a
+        fresh array of millions of rows page-faults on every replicate)."""
+        if self._buffer is None or self._buffer.shape[0] < size:
+            self._buffer = np.empty(max(size, self.n + 1))
+        return self._buffer[:size]
 
     def random_auuc(self, definition: str, *, cutoff: float = 1.0) -> float:
         r"""AUUC of the random baseline (straight line from (0, 0) to (1, V(1))).
