@@ -51,7 +51,7 @@ def test_compiled_and_numpy_kernels_agree_bit_for_bit(monkeypatch, ties, amounts
 def test_descending_keys_order_and_tie_like_the_scores():
     s = np.array([3.5, -0.0, 0.0, -2.0, np.float32(1e-30), -1e-30, 3.5, -np.inf, np.inf],
                  dtype=np.float32)
-    key = _kernel.descending_key32(s)
+    key = _kernel.descending_key(s)
     for i in range(s.size):
         for j in range(s.size):
             assert (key[i] < key[j]) == (s[i] > s[j]) and (key[i] == key[j]) == (s[i] == s[j])
@@ -96,3 +96,25 @@ def test_counted_at_of_an_arm_without_rows_is_zero_in_both_backends(monkeypatch,
     np.testing.assert_array_equal(_kernel.counted_at(*args), [0.0, 0.0, 0.0])
     monkeypatch.setattr(_kernel, "_compiled", None)
     np.testing.assert_array_equal(_kernel.counted_at(*args), [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rank_codes_is_the_stable_descending_order_in_both_backends(monkeypatch, dtype):
+    """The radix ranking of float32 / float64 scores puts the codes in the order of a stable
+    argsort of -score (tied rows in row order: valid for ties="stable" too) — heavy ties,
+    -0.0 / 0.0, ±inf, subnormals, adjacent floats — and its keys tie where the scores tie."""
+    rng = np.random.default_rng(8)
+    n = 5_000
+    s = np.concatenate([np.round(rng.normal(size=n), 1), rng.normal(size=n),
+                        np.where(rng.random(n) < 0.5, -0.0, 0.0),
+                        np.where(rng.random(n) < 0.5, 1.0, np.nextafter(dtype(1.0), dtype(2.0))),
+                        [np.inf, -np.inf, 1e-45, -1e-45, 5e-324]]).astype(dtype)
+    code = rng.integers(0, 4, s.size).astype(np.int8)
+    order = np.argsort(-s, kind="stable")
+    for backend in ("compiled", "numpy"):
+        if backend == "numpy":
+            monkeypatch.setattr(_kernel, "_compiled", None)
+        codes, keys = _kernel.rank_codes(s, code)
+        np.testing.assert_array_equal(codes, code[order])
+        assert np.all(keys[1:] >= keys[:-1])
+        np.testing.assert_array_equal(keys[1:] == keys[:-1], s[order][1:] == s[order][:-1])

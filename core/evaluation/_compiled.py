@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["code_totals", "counted_at", "joint_values", "rank_codes32"]
+__all__ = ["code_totals", "counted_at", "joint_values", "rank_codes32", "rank_codes64"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -82,8 +82,9 @@ def _scatter_unpack(src: np.ndarray, start: np.ndarray, shift: int, mask: int):
 
 
 def rank_codes32(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(code_sorted, key_sorted)``: the codes in ranking order (score descending, any order
-    inside ties) and ascending uint32 keys that tie exactly where the scores tie."""
+    """``(code_sorted, key_sorted)``: the codes in ranking order (score descending; an LSD
+    radix sort is stable, so tied rows keep their row order) and ascending uint32 keys that
+    tie exactly where the scores tie."""
     counts = np.zeros((len(_DIGITS), 257), dtype=np.int64)
     words = _pack(np.ascontiguousarray(score), np.ascontiguousarray(code), counts)
     other = np.empty_like(words)
@@ -94,6 +95,60 @@ def rank_codes32(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.nd
         shift += width
     width = _DIGITS[-1]
     return _scatter_unpack(words, counts[-1, : (1 << width)].copy(), shift, (1 << width) - 1)
+
+
+@numba.njit(**_JIT)
+def _pack64(score: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Descending uint64 keys of float64 scores (as :func:`_pack`) and the histograms of
+    their eight 8-bit digits, in one read."""
+    n = score.shape[0]
+    keys = np.empty(n, dtype=np.uint64)
+    bits = score.view(np.uint64)
+    top = np.uint64(0x8000000000000000)
+    for i in range(n):
+        b = bits[i]
+        if score[i] == 0.0:          # -0.0 ties with 0.0
+            b = np.uint64(0)
+        asc = ~b if (b & top) else (b | top)
+        key = ~asc
+        keys[i] = key
+        for d in range(8):
+            counts[d, ((key >> np.uint64(8 * d)) & np.uint64(0xFF)) + 1] += 1
+    return keys
+
+
+@numba.njit(**_JIT)
+def _scatter_pair(keys, codes, keys_out, codes_out, start, shift):
+    """One stable LSD pass over 8 key bits at ``shift``, the codes riding along."""
+    for j in range(start.shape[0] - 1):
+        start[j + 1] += start[j]
+    s = np.uint64(shift)
+    for i in range(keys.shape[0]):
+        k = keys[i]
+        d = (k >> s) & np.uint64(0xFF)
+        p = start[d]
+        keys_out[p] = k
+        codes_out[p] = codes[i]
+        start[d] = p + 1
+
+
+def rank_codes64(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rank_codes32` for float64 scores: uint64 keys sorted by a stable LSD radix sort
+    of eight 8-bit passes with the int8 codes riding along; a pass whose digit is the same
+    for every row (a score's top bits often are) is skipped."""
+    n = score.shape[0]
+    counts = np.zeros((8, 257), dtype=np.int64)
+    keys = _pack64(np.ascontiguousarray(score), counts)
+    codes = np.ascontiguousarray(code)
+    spare_keys = np.empty_like(keys)
+    buffers = [np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8)]  # never the caller's
+    for d in range(8):
+        if counts[d].max() == n:
+            continue
+        out = buffers[0] if codes is not buffers[0] else buffers[1]
+        _scatter_pair(keys, codes, spare_keys, out, counts[d, :256].copy(), 8 * d)
+        keys, spare_keys, codes = spare_keys, keys, out
+    return (codes if codes is not code else codes.copy()), keys
 
 
 @numba.njit(**_JIT)

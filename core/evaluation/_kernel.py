@@ -30,24 +30,29 @@ except ImportError:  # pragma: no cover - numba is a listed dependency
     _compiled = None
 
 
-def descending_key32(score: np.ndarray) -> np.ndarray:
-    """uint32 keys of float32 scores that sort ascending where the scores sort descending
-    and tie exactly where they tie (-0.0 and 0.0 included)."""
-    bits = (score + np.float32(0.0)).view(np.uint32)  # x + 0.0 turns -0.0 into 0.0
-    asc = np.where(bits >> np.uint32(31) == 1, ~bits, bits | np.uint32(0x80000000))
-    return ~asc
+def descending_key(score: np.ndarray) -> np.ndarray:
+    """Unsigned keys of float32 (uint32) or float64 (uint64) scores that sort ascending where
+    the scores sort descending and tie exactly where they tie (-0.0 and 0.0 included)."""
+    u = np.uint32 if score.dtype == np.float32 else np.uint64
+    bits = (score + score.dtype.type(0.0)).view(u)  # x + 0.0 turns -0.0 into 0.0
+    top = u(1) << u(8 * score.dtype.itemsize - 1)
+    return ~np.where(bits & top, ~bits, bits | top)
 
 
-def rank_codes32(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ranking of float32 scores for ``ties="average"``: ``(code_sorted, key_sorted)`` —
-    the row codes in ranking order (any order inside a tie) and ascending uint32 keys that
-    tie where the scores tie (usable wherever ``neg_sorted`` is).  One sort of
-    ``key << 2 | code`` words, no argsort or gather: a radix sort with numba, else NumPy's."""
+def rank_codes(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ranking of float32 or float64 scores: ``(code_sorted, key_sorted)`` — the row codes in
+    ranking order, tied rows in row order (the stable order, so valid for both tie
+    policies), and the ascending :func:`descending_key` of the scores in that order (usable
+    wherever ``neg_sorted`` is: they tie where the scores tie).  No argsort or gather: with
+    numba an LSD radix sort (float32: one sort of ``key << 2 | code`` words; float64: the
+    keys with the codes riding along), else NumPy's stable argsort of the keys."""
     if _compiled is not None:
-        return _compiled.rank_codes32(score, code)
-    words = (descending_key32(score).astype(np.uint64) << np.uint64(2)) | code.astype(np.uint64)
-    words.sort()
-    return (words & np.uint64(3)).astype(np.int8), (words >> np.uint64(2)).astype(np.uint32)
+        if score.dtype == np.float32:
+            return _compiled.rank_codes32(score, code)
+        return _compiled.rank_codes64(score, code)
+    key = descending_key(score)
+    order = np.argsort(key, kind="stable")
+    return code[order], key[order]
 
 
 def joint_cumulatives(code_sorted: np.ndarray, neg_sorted: np.ndarray,

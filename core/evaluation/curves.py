@@ -77,7 +77,7 @@ from core.evaluation._kernel import (
     counted_at,
     cumulative_at,
     joint_cumulatives,
-    rank_codes32,
+    rank_codes,
     ranking_order,
     joint_values,
     round_half_up,
@@ -177,8 +177,9 @@ class UpliftCurves:
 
     Notes
     -----
-    Cost: one ``O(n log n)`` stable argsort plus ``O(n)`` cumulative sums; every curve and
-    AUUC afterwards is ``O(n)`` (joint) or ``O(points)`` (separate).
+    Cost: one sort (a radix sort of the scores' keys for a 0/1 outcome, ``O(n)``; else an
+    ``O(n log n)`` argsort) plus ``O(n)`` accumulations; every curve and AUUC afterwards is
+    ``O(n)`` (joint) or ``O(points)`` (separate).
     """
 
     def __init__(self, y, t, score, *, ties: str = "average", points: int = SEPARATE_POINTS):
@@ -186,13 +187,13 @@ class UpliftCurves:
         check_choice(ties, "ties", TIES)
         check_positive_int(points, "points")
         code, y_values = outcome_code(y, t)
-        if ties == "average" and y_values is None and score.dtype == np.float32:
-            # float32 scores, 0/1 outcome: one radix sort of (score, code) words
-            self._accumulate(*rank_codes32(score, code), ties, int(points))
+        if score.dtype != np.float32:
+            score = score.astype(np.float64, copy=False)
+        if y_values is None:  # 0/1 outcome: a radix sort of the scores' keys with the codes
+            self._accumulate(*rank_codes(score, code), ties, int(points))
             return
-        order, neg_sorted = ranking_order(score.astype(np.float64, copy=False), ties)
-        self._accumulate(code[order], neg_sorted, ties, int(points),
-                         None if y_values is None else y_values[order])
+        order, neg_sorted = ranking_order(score, ties)
+        self._accumulate(code[order], neg_sorted, ties, int(points), y_values[order])
 
     @classmethod
     def from_sorted(cls, code_sorted: np.ndarray, neg_sorted: np.ndarray, *,
