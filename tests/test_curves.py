@@ -372,3 +372,9 @@ def test_resample_of_a_resample_equals_the_twice_repeated_rows(ties):
         base.resampled(np.ones(n - 1, dtype=int))
     with pytest.raises(ValueError, match="integer row multiplicities"):
         base.resampled(np.ones(n))
+    with pytest.raises(ValueError, match="integer row multiplicities ≥ 0"):
+        base.resampled(np.where(np.arange(n) == 3, -1, 1))
+    unsigned = base.resampled(c1.astype(np.uint64))  # any integer dtype
+    assert unsigned.auucs("qini_joint_abs", (0.3, 1.0)) == once.auucs("qini_joint_abs",
+                                                                      (0.3, 1.0))
+    assert once.auucs("qini_joint_abs", ()) == []

@@ -231,10 +231,10 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
     amounts = values.shape[0] > 0
     average = neg.shape[0] > 0
     k = 0
-    nt = 0.0
-    rt = 0.0
-    r = 0.0
-    k0, nt0, rt0, r0 = 0, 0.0, 0.0, 0.0  # the open tie run's start (average)
+    nt = -0.0  # -0.0 + x is x for every x (-0.0 too): the sums start as numpy's cumsum does
+    rt = -0.0
+    r = -0.0
+    k0, nt0, rt0, r0 = 0, 0.0, 0.0, 0.0  # the open tie run's start (average; k = 0: +0.0)
     for i in range(n):
         if (k0 if average else k) >= last:
             break

@@ -224,9 +224,12 @@ class UpliftCurves:
         original ranking resampled with the composed counts.
         """
         counts = np.asarray(counts)
-        if counts.shape != (self.n,) or counts.dtype.kind not in "iu":
-            raise ValueError(f"counts must be {self.n} integer row multiplicities (one per row "
-                             f"in rank order); got shape {counts.shape}, dtype {counts.dtype}.")
+        if (counts.shape != (self.n,) or counts.dtype.kind not in "iu"
+                or (counts.size and counts.min() < 0)):
+            raise ValueError(f"counts must be {self.n} integer row multiplicities ≥ 0 (one per "
+                             f"row in rank order); got shape {counts.shape}, dtype "
+                             f"{counts.dtype}.")
+        counts = counts.astype(np.int64, copy=False)
         if self._counts is not None:
             # A resample of a resample: row i's copies are adjacent in rank order, so the
             # composed multiplicity of an original row is the sum of its copies' counts.
@@ -477,10 +480,12 @@ class UpliftCurves:
     _JOINT_KIND = {"uplift_joint_rel": 0, "qini_joint_abs": 1, "uplift_joint_abs": 2}
 
     def _areas(self, definition: str, cutoffs: list[float]) -> list[float]:
+        if not cutoffs:
+            return []
         if DEFINITIONS[definition].setting == "joint":
             lasts = [int(np.floor(c * self.n + 1e-9)) for c in cutoffs]
             v = self._joint_cache.get(definition)
-            if v is None and self._counts is not None:  # a resample: V up to the last cut-off
+            if v is None and self._counts is not None and lasts:  # a resample: V up to the last cut-off
                 v = self._layout._scratch(max(lasts) + 1)  # in its ranking's buffer
                 if not self._fill_joint(definition, v):
                     v = None
@@ -493,7 +498,9 @@ class UpliftCurves:
 
     def _scratch(self, size: int) -> np.ndarray:
         """A float64 buffer of ``size`` kept by this ranking and reused by its resamples (a
-        fresh array of millions of rows page-faults on every replicate)."""
+        fresh array of millions of rows page-faults on every replicate).  One thread per
+        ranking: the compiled pass that fills it releases the GIL (``bootstrap_auuc`` builds
+        its own rankings)."""
         if self._buffer is None or self._buffer.shape[0] < size:
             self._buffer = np.empty(max(size, self.n + 1))
         return self._buffer[:size]
