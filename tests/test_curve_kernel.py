@@ -118,3 +118,25 @@ def test_rank_codes_is_the_stable_descending_order_in_both_backends(monkeypatch,
         np.testing.assert_array_equal(codes, code[order])
         assert np.all(keys[1:] >= keys[:-1])
         np.testing.assert_array_equal(keys[1:] == keys[:-1], s[order][1:] == s[order][:-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ranking_order_is_the_stable_argsort_in_both_backends(monkeypatch, dtype):
+    """ranking_order's radix sort carrying the row numbers gives the stable argsort of -score
+    (heavy ties, -0.0 / 0.0, ±inf, subnormals) and neg_sorted = -score[order]; NaN scores
+    take NumPy's path (NaN last), as the numpy backend does."""
+    rng = np.random.default_rng(9)
+    s = np.concatenate([np.round(rng.normal(size=4000), 1), rng.normal(size=4000),
+                        np.where(rng.random(500) < 0.5, -0.0, 0.0),
+                        [np.inf, -np.inf, 1e-45, -1e-45, 5e-324]]).astype(dtype)
+    with_nan = s.copy()
+    with_nan[::97] = np.nan
+    for backend in ("compiled", "numpy"):
+        if backend == "numpy":
+            monkeypatch.setattr(_kernel, "_compiled", None)
+        for x in (s, with_nan):
+            want = np.argsort(-x, kind="stable")
+            for ties in ("average", "stable"):
+                order, neg_sorted = _kernel.ranking_order(x, ties)
+                np.testing.assert_array_equal(order, want)
+                np.testing.assert_array_equal(neg_sorted.view(np.uint8), (-x)[want].view(np.uint8))

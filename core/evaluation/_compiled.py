@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["code_totals", "counted_at", "joint_values", "rank_codes32", "rank_codes64"]
+__all__ = ["code_totals", "counted_at", "joint_values", "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -119,7 +119,7 @@ def _pack64(score: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 @numba.njit(**_JIT)
 def _scatter_pair(keys, codes, keys_out, codes_out, start, shift):
-    """One stable LSD pass over 8 key bits at ``shift``, the codes riding along."""
+    """One stable LSD pass over 8 key bits at ``shift``, the payload riding along."""
     for j in range(start.shape[0] - 1):
         start[j + 1] += start[j]
     s = np.uint64(shift)
@@ -132,23 +132,25 @@ def _scatter_pair(keys, codes, keys_out, codes_out, start, shift):
         start[d] = p + 1
 
 
-def rank_codes64(score: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`rank_codes32` for float64 scores: uint64 keys sorted by a stable LSD radix sort
-    of eight 8-bit passes with the int8 codes riding along; a pass whose digit is the same
-    for every row (a score's top bits often are) is skipped."""
+def radix_rank64(score: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(payload_sorted, key_sorted)`` for float64 scores: their uint64 descending keys
+    (:func:`_pack64`) sorted by a stable LSD radix sort of eight 8-bit passes with the
+    ``payload`` (the int8 row codes, or the row numbers) riding along; a pass whose digit is
+    the same for every row (a score's top bits often are; a float32 score's low ones always)
+    is skipped."""
     n = score.shape[0]
     counts = np.zeros((8, 257), dtype=np.int64)
     keys = _pack64(np.ascontiguousarray(score), counts)
-    codes = np.ascontiguousarray(code)
+    values = np.ascontiguousarray(payload)
     spare_keys = np.empty_like(keys)
-    buffers = [np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8)]  # never the caller's
-    for d in range(8):
+    buffers = [np.empty(n, dtype=values.dtype), np.empty(n, dtype=values.dtype)]  # never
+    for d in range(8):                                                     # the caller's
         if counts[d].max() == n:
             continue
-        out = buffers[0] if codes is not buffers[0] else buffers[1]
-        _scatter_pair(keys, codes, spare_keys, out, counts[d, :256].copy(), 8 * d)
-        keys, spare_keys, codes = spare_keys, keys, out
-    return (codes if codes is not code else codes.copy()), keys
+        out = buffers[0] if values is not buffers[0] else buffers[1]
+        _scatter_pair(keys, values, spare_keys, out, counts[d, :256].copy(), 8 * d)
+        keys, spare_keys, values = spare_keys, keys, out
+    return (values if values is not payload else values.copy()), keys
 
 
 @numba.njit(**_JIT)
