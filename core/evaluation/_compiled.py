@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["code_totals", "counted_at", "joint_values", "radix_rank64", "rank_codes32"]
+__all__ = ["arm_sums_at", "code_totals", "counted_at", "joint_values", "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -194,6 +194,70 @@ def counted_at(counts, rows, values, run_ends, k):
         e = e_run
         c = c_run
     return out
+
+
+@numba.njit(**_JIT)
+def arm_sums_at(code, values, neg, average, treated, k):
+    """Σ of the outcome over the top ``k[j]`` rows of one arm's own ranking (``treated``:
+    the rows with ``code >> 1 == 1``, else the others), for ascending ``k``, in one pass over
+    the joint ranking's codes — :func:`core.evaluation._kernel.cumulative_at` of the arm's
+    :func:`~core.evaluation._kernel.cumulative`, operation for operation, without the arm's
+    rows, outcomes or cumulative sums ever being gathered.  ``values``: amounts (empty: 0/1
+    from ``code``); ``average``: inside a run of the arm's rows with equal ``neg`` the sum is
+    the straight line between the run's ends."""
+    m = k.shape[0]
+    out = np.full(m, np.nan)  # a k beyond the arm's rows stays nan
+    j = 0
+    while j < m and k[j] <= 0:
+        out[j] = 0.0
+        j += 1
+    if code.shape[0] == 0:
+        return out
+    amounts = values.shape[0] > 0
+    arm = 1 if treated else 0
+    e = 0            # arm rows before the open run
+    c = -0.0         # their sum (-0.0 + x is x: numpy's cumsum)
+    e_run = 0
+    c_run = -0.0
+    c_start = 0.0    # cum[e]: 0.0 at e = 0, as the cumulative sums' leading zero
+    key = neg[0]
+    for i in range(code.shape[0]):
+        if j >= m:
+            break
+        ci = code[i]
+        if (ci >> 1) != arm:
+            continue
+        v = values[i] if amounts else float(ci & 1)
+        if not average:
+            e_run += 1
+            c_run += v
+            while j < m and k[j] == e_run:
+                out[j] = c_run
+                j += 1
+            continue
+        if e_run > e and neg[i] != key:  # the open run ends before this row
+            j = _close_run(out, k, j, e, c_start, e_run, c_run)
+            e = e_run
+            c_start = c_run
+        key = neg[i]
+        e_run += 1
+        c_run += v
+    if average and e_run > e:
+        j = _close_run(out, k, j, e, c_start, e_run, c_run)
+    return out
+
+
+@numba.njit(**_JIT)
+def _close_run(out, k, j, lo, c_lo, hi, c_hi):
+    """The points ``k`` in ``(lo, hi]`` of a closed tie run: cumulative_at's formula."""
+    while j < k.shape[0] and k[j] <= hi:
+        if k[j] < hi:
+            frac = (k[j] - lo) / (hi - lo)
+            out[j] = c_lo + frac * (c_hi - c_lo)
+        else:
+            out[j] = c_hi + 0.0 * (c_hi - c_hi)
+        j += 1
+    return j
 
 
 @numba.njit(inline="always", **_JIT)

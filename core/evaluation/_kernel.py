@@ -123,6 +123,21 @@ def cumulative_at(cum: np.ndarray, neg_sorted: np.ndarray, k: np.ndarray, ties: 
     return cum[lo] + frac * (cum[hi] - cum[lo])
 
 
+def arm_sums_at(code: np.ndarray, y_values: np.ndarray | None, neg_sorted: np.ndarray,
+                ties: str, treated: bool, k: np.ndarray) -> np.ndarray | None:
+    """:func:`cumulative_at` of one arm's :func:`cumulative` outcome (0/1 from ``code``, or
+    ``y_values``) at its counts ``k`` (ascending), read in one compiled pass over the joint
+    ranking without gathering the arm's rows (:func:`core.evaluation._compiled.arm_sums_at`):
+    the same bits.  None without numba (the caller then gathers them)."""
+    if _compiled is None:
+        return None
+    return _compiled.arm_sums_at(
+        np.ascontiguousarray(code),
+        np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
+        np.ascontiguousarray(neg_sorted), ties == "average", treated,
+        np.asarray(k, dtype=np.int64))
+
+
 def code_totals(code: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """Copies of each row code 0..3 (CNR, CR, TNR, TR) when row ``i`` appears ``counts[i]``
     times (None: once): ``np.bincount(code, weights=counts)`` as integers (one compiled pass

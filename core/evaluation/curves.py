@@ -72,6 +72,7 @@ from core._validation import (
 from core.constants import CUTOFFS
 from core.evaluation._kernel import (
     TIES,
+    arm_sums_at,
     cumulative,
     code_totals,
     counted_at,
@@ -285,8 +286,8 @@ class UpliftCurves:
         #: each arm's rows, outcomes and tie runs (for resamples); a resample: its ranking
         self._layout: dict | UpliftCurves | None = None
         self._joint: tuple[np.ndarray, ...] | None = None
-        #: per arm: (cumulative responders, arm scores); for a resample (grid k, R at k)
-        self._sep: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: (arm, grid points' bytes) → the arm's responders (or outcome sums) at the grid
+        self._sep: dict[tuple[str, bytes], np.ndarray] = {}
         self._joint_cache: dict[str, np.ndarray] = {}
         self._buffer: np.ndarray | None = None  # its resamples' joint V (:meth:`_scratch`)
 
@@ -380,25 +381,30 @@ class UpliftCurves:
         return out
 
     def _separate_responders(self, arm: str, k: np.ndarray) -> np.ndarray:
-        """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k``."""
-        if self._counts is not None:  # a resample: one pass over the arm's counts per grid
-            known = self._sep.get(arm)
-            if known is None or not np.array_equal(known[0], k):
-                rows, values, runs = self._layout._arm_layout()[arm]
-                self._sep[arm] = known = (k, counted_at(self._counts, rows, values, runs, k))
-            return known[1]
-        if not self._sep:
-            # The treated rows, taken in joint order, are already ranked by score (ties in
-            # row order for "stable") — no second sort.  Only the curve's grid points are
-            # ever read, so ties are resolved there (cumulative_at).  Built on first use:
-            # joint-only callers (the bootstrap) never pay for it.
-            code, y_values, neg_sorted = self._sorted
-            t_sorted = code >= 2
-            y_sorted = (code & 1).astype(bool) if y_values is None else y_values
-            for name, mask in (("t", t_sorted), ("c", ~t_sorted)):
-                self._sep[name] = (cumulative(y_sorted[mask], None), neg_sorted[mask])
-        cum, neg_sorted = self._sep[arm]
-        return cumulative_at(cum, neg_sorted, k, self.ties)
+        """R(T, k) (arm "t") or R(C, k) (arm "c") at the counts ``k`` (a curve's grid points),
+        found once per grid.  The treated rows, taken in joint order, are already ranked by
+        score (ties in row order for "stable") — no second sort; only the grid points are
+        ever read, so ties are resolved there (cumulative_at).  With numba one pass over the
+        joint ranking reads them (:func:`~core.evaluation._kernel.arm_sums_at`; a resample:
+        over the arm's rows and counts, :func:`~core.evaluation._kernel.counted_at`)."""
+        k = np.asarray(k, dtype=np.int64)
+        key = (arm, k.tobytes())
+        known = self._sep.get(key)
+        if known is not None:
+            return known
+        code, y_values, neg_sorted = self._sorted
+        if self._counts is not None:  # a resample: one pass over the arm's counts
+            rows, values, runs = self._layout._arm_layout()[arm]
+            sums = counted_at(self._counts, rows, values, runs, k)
+        else:
+            sums = arm_sums_at(code, y_values, neg_sorted, self.ties, arm == "t", k)
+            if sums is None:  # numpy: the arm's rows gathered, their cumulative sums read
+                mask = code >= 2 if arm == "t" else code < 2
+                y_sorted = (code & 1).astype(bool) if y_values is None else y_values
+                sums = cumulative_at(cumulative(y_sorted[mask], None), neg_sorted[mask], k,
+                                     self.ties)
+        self._sep[key] = sums
+        return sums
 
     def _arm_layout(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
         """Per arm (``"t"``, ``"c"``): its rows' positions in rank order, their outcomes (0/1
