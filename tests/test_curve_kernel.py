@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.evaluation import _kernel, auuc_table, uplift_curve
-from core.evaluation.curves import DEFINITIONS
+from core.evaluation.curves import DEFINITIONS, UpliftCurves
 
 
 def _data(n, seed, decimals):
@@ -62,7 +62,7 @@ def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties
     """A bootstrap resample's separate curves (counted_at, code_totals) and joint AUUCs
     (joint_values; the fallback builds the repeated rows): the compiled passes and
     the numpy fallback give the same bits, 0/1 outcomes and amounts."""
-    from core.evaluation.curves import UpliftCurves, outcome_code
+    from core.evaluation.curves import outcome_code
 
     y, t, s = _data(20_000, 5, 2)
     rng = np.random.default_rng(6)
@@ -140,3 +140,15 @@ def test_ranking_order_is_the_stable_argsort_in_both_backends(monkeypatch, dtype
                 order, neg_sorted = _kernel.ranking_order(x, ties)
                 np.testing.assert_array_equal(order, want)
                 np.testing.assert_array_equal(neg_sorted.view(np.uint8), (-x)[want].view(np.uint8))
+
+
+def test_from_sorted_with_float16_keys_takes_the_numpy_path():
+    """Sorted keys the compiled passes do not take (float16 here) give the curves of the same
+    ranking with float64 keys."""
+    rng = np.random.default_rng(10)
+    code = rng.integers(0, 4, 300).astype(np.int8)
+    neg = np.sort(rng.integers(0, 8, 300)).astype(np.float16)
+    half = UpliftCurves.from_sorted(code, neg, ties="average", points=7)
+    full = UpliftCurves.from_sorted(code, neg.astype(np.float64), ties="average", points=7)
+    for name in DEFINITIONS:
+        np.testing.assert_array_equal(half.curve(name)[1], full.curve(name)[1])

@@ -87,7 +87,8 @@ def ranking_order(score: np.ndarray, ties: str = "stable") -> tuple[np.ndarray, 
     for the callers' symmetry).  With numba, float scores without NaN are ranked by the
     stable radix sort of :func:`rank_codes` carrying the row numbers (14M scores: float64
     ≈ 1.2 s, float32 ≈ 0.6 s, against ≈ 2.6 s for ``np.argsort``), else by NumPy's stable
-    argsort — the same order.
+    argsort — the same order.  ``order`` is int32 from the radix sort (n < 2^31; half the
+    memory of int64 for the gathers), int64 otherwise: index with it, do not do arithmetic.
     """
     neg = -score
     if (_compiled is not None and score.dtype.kind == "f" and score.dtype.itemsize <= 8
@@ -123,13 +124,20 @@ def cumulative_at(cum: np.ndarray, neg_sorted: np.ndarray, k: np.ndarray, ties: 
     return cum[lo] + frac * (cum[hi] - cum[lo])
 
 
+def _compiled_keys(neg_sorted: np.ndarray) -> bool:
+    """Whether the compiled passes take these sorted keys (the scores' float32 / float64
+    values or their uint32 / uint64 radix keys); others (float16, longdouble, from a direct
+    :meth:`~core.evaluation.curves.UpliftCurves.from_sorted`) take the numpy path."""
+    return neg_sorted.dtype in (np.float64, np.float32, np.uint32, np.uint64, np.int64)
+
+
 def arm_sums_at(code: np.ndarray, y_values: np.ndarray | None, neg_sorted: np.ndarray,
                 ties: str, treated: bool, k: np.ndarray) -> np.ndarray | None:
     """:func:`cumulative_at` of one arm's :func:`cumulative` outcome (0/1 from ``code``, or
     ``y_values``) at its counts ``k`` (ascending), read in one compiled pass over the joint
     ranking without gathering the arm's rows (:func:`core.evaluation._compiled.arm_sums_at`):
     the same bits.  None without numba (the caller then gathers them)."""
-    if _compiled is None:
+    if _compiled is None or not _compiled_keys(neg_sorted):
         return None
     return _compiled.arm_sums_at(
         np.ascontiguousarray(code),
@@ -202,7 +210,7 @@ def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarr
     without their five arrays.  ``y_values``: the rows' amounts (None: 0/1 outcomes).
     Returns False (``out`` untouched) without numba: the caller then takes the numpy path.
     """
-    if _compiled is None:
+    if _compiled is None or (ties == "average" and not _compiled_keys(neg_sorted)):
         return False
     _compiled.joint_values(
         np.ascontiguousarray(code),
