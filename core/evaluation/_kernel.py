@@ -16,6 +16,13 @@ accumulates any number of value columns along it, with an explicit tie policy:
     any kind of row among the first j of a run of m rows holding c of them is j·c/m
     (hypergeometric mean): the interpolation is that expectation, exact for every quantity
     linear in the counts.  At run boundaries the sums do not depend on the order at all.
+
+With numba the same numbers come from compiled passes (:mod:`core.evaluation._compiled`):
+a stable LSD radix sort of the scores' keys (:func:`rank_codes`, :func:`ranking_order`), a
+joint definition's curve straight from the ranked codes (:func:`joint_values`), each arm's
+sums at a separate curve's grid points (:func:`arm_sums_at`) and a bootstrap resample's
+(:func:`counted_at`) — each one the numpy formulas operation for operation, so both
+back-ends give the same bits (tests/test_curve_kernel.py).
 """
 
 from __future__ import annotations
