@@ -152,3 +152,30 @@ def test_from_sorted_with_float16_keys_takes_the_numpy_path():
     full = UpliftCurves.from_sorted(code, neg.astype(np.float64), ties="average", points=7)
     for name in DEFINITIONS:
         np.testing.assert_array_equal(half.curve(name)[1], full.curve(name)[1])
+
+
+@pytest.mark.parametrize("kind", ["counts", "amounts"])
+def test_merge_runs_equals_a_stable_sort_and_reduceat_in_both_backends(monkeypatch, kind):
+    """The Dask client's merge of per-partition pieces: distinct values ascending and the
+    rows summed per value — compiled pass and numpy's stable argsort + np.add.reduceat
+    against a plain dictionary sum (ties across pieces, -0.0); integer counts identical."""
+    rng = np.random.default_rng(12)
+    neg = np.concatenate([np.sort(np.round(rng.normal(size=300), 1)) for _ in range(5)]
+                         + [np.array([-0.0, -0.0])])
+    counts = (rng.integers(0, 5, (neg.size, 4)).astype(np.int32) if kind == "counts"
+              else rng.normal(size=(neg.size, 4)))
+    want = {}
+    for v, row in zip(neg.tolist(), counts, strict=True):
+        want[v] = want.get(v, 0) + row.astype(np.float64)
+    results = []
+    for backend in ("compiled", "numpy"):
+        if backend == "numpy":
+            monkeypatch.setattr(_kernel, "_compiled", None)
+        values, sums = _kernel.merge_runs(neg, counts)
+        np.testing.assert_array_equal(values, sorted(want))
+        np.testing.assert_allclose(sums, [want[v] for v in sorted(want)], rtol=1e-12)
+        results.append((values.view(np.uint64), sums))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1].dtype == results[1][1].dtype
+    if kind == "counts":  # integers: the same sums; floats: summed in another order
+        np.testing.assert_array_equal(results[0][1], results[1][1])

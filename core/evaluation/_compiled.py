@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["arm_sums_at", "code_totals", "counted_at", "joint_values", "radix_rank64", "rank_codes32"]
+__all__ = ["arm_sums_at", "code_totals", "counted_at", "merge_runs", "joint_values", "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -151,6 +151,27 @@ def radix_rank64(score: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, np
         _scatter_pair(keys, values, spare_keys, out, counts[d, :256].copy(), 8 * d)
         keys, spare_keys, values = spare_keys, keys, out
     return (values if values is not payload else values.copy()), keys
+
+
+@numba.njit(**_JIT)
+def merge_runs(neg, counts, order, out_counts):
+    """The distinct values of ``neg[order]`` (ascending) and, in ``out_counts`` (rows as
+    many as there are values), the sum of ``counts``' rows over each value's rows, taken in
+    ``order`` from the value's first row on (``np.add.reduceat`` of the gathered rows: the
+    same integer sums, float ones to rounding); returns the number of distinct values.  One
+    pass, nothing gathered first."""
+    m = 0
+    width = counts.shape[1]
+    for i in range(order.shape[0]):
+        o = order[i]
+        if m == 0 or neg[o] != neg[order[i - 1]]:
+            for c in range(width):
+                out_counts[m, c] = counts[o, c]
+            m += 1
+        else:
+            for c in range(width):
+                out_counts[m - 1, c] += counts[o, c]
+    return m
 
 
 @numba.njit(**_JIT)

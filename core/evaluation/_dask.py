@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from core._validation import check_uplift_inputs
-from core.evaluation._kernel import round_half_up
+from core.evaluation._kernel import merge_runs, round_half_up
 
 __all__ = ["binned_bootstrap", "binned_counts", "binned_error_bound", "is_dask",
            "separate_relative_curve", "tie_run_counts"]
@@ -119,14 +119,10 @@ def _piece(y: np.ndarray, t: np.ndarray, score: np.ndarray) -> tuple[np.ndarray,
 
 
 def _merge(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Merge sorted pieces: one stable sort of the concatenated (already sorted) runs, then
-    the counts of equal scores added."""
-    neg = np.concatenate([p[0] for p in pieces])
-    counts = np.concatenate([p[1] for p in pieces])
-    order = np.argsort(neg, kind="stable")
-    neg, counts = neg[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, neg[1:] != neg[:-1]])
-    return neg[starts], np.add.reduceat(counts, starts, axis=0)
+    """Merge sorted pieces: the concatenated runs in one stable (radix) order, the counts of
+    equal scores added (:func:`~core.evaluation._kernel.merge_runs`)."""
+    return merge_runs(np.concatenate([p[0] for p in pieces]),
+                      np.concatenate([p[1] for p in pieces]))
 
 
 def tie_run_counts(y: Any, t: Any, score: Any) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -131,6 +131,22 @@ def cumulative_at(cum: np.ndarray, neg_sorted: np.ndarray, k: np.ndarray, ties: 
     return cum[lo] + frac * (cum[hi] - cum[lo])
 
 
+def merge_runs(neg: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of ``neg`` (ascending) and the rows of ``counts`` summed per value, in
+    the stable order of ``neg`` (integer counts summed as int64, as ``np.add.reduceat`` does
+    with them).  With numba the stable radix order of :func:`ranking_order` and one compiled
+    pass (:func:`core.evaluation._compiled.merge_runs`): the same integer sums as numpy's;
+    float sums (weights, amounts) agree to rounding (``reduceat`` adds in another order)."""
+    order, neg_sorted = ranking_order(-neg, "stable")  # neg_sorted = -(-neg)[order] = neg[order]
+    starts = np.flatnonzero(np.r_[True, neg_sorted[1:] != neg_sorted[:-1]])
+    if _compiled is not None and _compiled_keys(neg) and neg.shape[0]:
+        wide = np.int64 if np.issubdtype(counts.dtype, np.integer) else np.float64
+        out = np.empty((starts.shape[0], counts.shape[1]), dtype=wide)
+        _compiled.merge_runs(neg, np.ascontiguousarray(counts), order, out)
+        return neg_sorted[starts], out
+    return neg_sorted[starts], np.add.reduceat(counts[order], starts, axis=0)
+
+
 def _compiled_keys(neg_sorted: np.ndarray) -> bool:
     """Whether the compiled passes take these sorted keys (the scores' float32 / float64
     values or their uint32 / uint64 radix keys); others (float16, longdouble, from a direct
