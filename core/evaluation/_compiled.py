@@ -24,7 +24,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["arm_sums_at", "code_totals", "counted_at", "merge_runs", "joint_values", "radix_rank64", "rank_codes32"]
+__all__ = ["arm_sums_at", "code_totals", "counted_at", "joint_values", "merge_runs",
+           "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -308,9 +309,9 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
     ``values``: the rows' amounts (empty: 0/1 outcomes from ``code``); ``neg``: the sorted
     negated scores for ``ties="average"`` (empty: ``"stable"``) — inside a run of equal
     ``neg`` the counts are the straight line between the run's ends, as
-    :func:`core.evaluation._kernel.cumulative` (``numpy.interp``) gives them.  Each copy adds its row's
-    values one at a time, so every ``V(k)`` has the bits of the numpy formulas on the
-    (repeated) rows' cumulative counts, with none of those arrays built."""
+    :func:`core.evaluation._kernel.cumulative` (``numpy.interp``) gives them.  Each copy
+    adds its row's values one at a time, so every ``V(k)`` has the bits of the numpy
+    formulas on the (repeated) rows' cumulative counts, with none of those arrays built."""
     last = out.shape[0] - 1
     out[0] = 0.0
     n = code.shape[0]

@@ -221,8 +221,9 @@ class UpliftCurves:
         one pass), with the arm's rows, outcomes and tie runs found once per ranking and
         shared by every resample.  A joint definition's values are read off the copies in
         one compiled pass (:func:`~core.evaluation._kernel.joint_values`, the same bits);
-        only without numba are the repeated rows built.  A resample of a resample (``counts`` over its ``n`` repeated rows) is the
-        original ranking resampled with the composed counts.
+        only without numba are the repeated rows built.  A resample of a resample
+        (``counts`` over its ``n`` repeated rows) is the original ranking resampled with the
+        composed counts.
         """
         counts = np.asarray(counts)
         if (counts.shape != (self.n,) or counts.dtype.kind not in "iu"
@@ -491,8 +492,9 @@ class UpliftCurves:
         if DEFINITIONS[definition].setting == "joint":
             lasts = [int(np.floor(c * self.n + 1e-9)) for c in cutoffs]
             v = self._joint_cache.get(definition)
-            if v is None and self._counts is not None and lasts:  # a resample: V up to the last cut-off
-                v = self._layout._scratch(max(lasts) + 1)  # in its ranking's buffer
+            if v is None and self._counts is not None:
+                # a resample: V up to the last cut-off, in its ranking's buffer
+                v = self._layout._scratch(max(lasts) + 1)
                 if not self._fill_joint(definition, v):
                     v = None
             if v is None:
