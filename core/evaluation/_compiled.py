@@ -155,24 +155,22 @@ def radix_rank64(score: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, np
 
 
 @numba.njit(**_JIT)
-def merge_runs(neg, counts, order, out_counts):
-    """The distinct values of ``neg[order]`` (ascending) and, in ``out_counts`` (rows as
-    many as there are values), the sum of ``counts``' rows over each value's rows, taken in
-    ``order`` from the value's first row on (``np.add.reduceat`` of the gathered rows: the
-    same integer sums, float ones to rounding); returns the number of distinct values.  One
-    pass, nothing gathered first."""
-    m = 0
+def merge_runs(neg_sorted, counts, order, out_counts):
+    """``out_counts[m]`` = the sum of the rows ``counts[order[i]]`` over the ``m``-th run of
+    equal ``neg_sorted[i]`` (``neg[order]``), in ``order`` from the run's first row on —
+    ``np.add.reduceat`` of the gathered rows (the same integer sums, float ones to
+    rounding), in one pass with nothing gathered first."""
+    m = -1
     width = counts.shape[1]
     for i in range(order.shape[0]):
         o = order[i]
-        if m == 0 or neg[o] != neg[order[i - 1]]:
+        if i == 0 or neg_sorted[i] != neg_sorted[i - 1]:
+            m += 1
             for c in range(width):
                 out_counts[m, c] = counts[o, c]
-            m += 1
         else:
             for c in range(width):
-                out_counts[m - 1, c] += counts[o, c]
-    return m
+                out_counts[m, c] += counts[o, c]
 
 
 @numba.njit(**_JIT)
@@ -207,12 +205,7 @@ def counted_at(counts, rows, values, run_ends, k):
             e_run += w
             c_run += w * values[i]
             i += 1
-        while j < k.shape[0] and k[j] <= e_run:
-            if k[j] == e_run:
-                out[j] = c_run
-            else:
-                out[j] = c + (k[j] - e) / (e_run - e) * (c_run - c)
-            j += 1
+        j = _close_run(out, k, j, e, c, e_run, c_run)
         e = e_run
         c = c_run
     return out

@@ -142,7 +142,7 @@ def merge_runs(neg: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
     if _compiled is not None and _compiled_keys(neg) and neg.shape[0]:
         wide = np.int64 if np.issubdtype(counts.dtype, np.integer) else np.float64
         out = np.empty((starts.shape[0], counts.shape[1]), dtype=wide)
-        _compiled.merge_runs(neg, np.ascontiguousarray(counts), order, out)
+        _compiled.merge_runs(neg_sorted, np.ascontiguousarray(counts), order, out)
         return neg_sorted[starts], out
     return neg_sorted[starts], np.add.reduceat(counts[order], starts, axis=0)
 

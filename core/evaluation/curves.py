@@ -361,7 +361,7 @@ class UpliftCurves:
 
     def _compute_joint(self, name: str) -> np.ndarray:
         out = np.empty(self.n + 1)
-        if self._joint is None and self._fill_joint(name, out):
+        if self._fill_joint(name, out):
             return out
         nt, nc, rt, rc = self._nt, self._nc, self._rt, self._rc
         if name == "uplift_joint_rel":
