@@ -27,7 +27,8 @@ from core.evaluation.across_splits import (
 from core.evaluation.compare import _stratified_counts, bootstrap_auuc, definition_ranks
 from core.evaluation.curve_tables import PERFECT, RANDOM, auuc_summary
 from core.evaluation.curves import DEFINITIONS, auuc, perfect_auuc, random_auuc
-from core.evaluation.targeting import profit_curve, uplift_by_decile
+from core.evaluation import _kernel
+from core.evaluation.targeting import _profit_at, _profit_counted, profit_curve, uplift_by_decile
 from core.runs import views
 from core.runs.store import RunConfig, RunStore
 
@@ -319,8 +320,13 @@ def test_profit_over_splits_equals_profit_curve_at_each_grid_depth(economics, ti
         assert list(c["targeted"]) == _rows_at(res.fractions, np.mean([150, 170, 160]))
 
 
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
 @pytest.mark.parametrize("ties", ["average", "stable"])
-def test_one_split_profit_replicates_equal_profit_curve_on_expanded_rows(ties):
+def test_one_split_profit_replicates_equal_profit_curve_on_expanded_rows(ties, path,
+                                                                          monkeypatch):
+    # compiled: one pass over the rows and their counts; numpy: the rows repeated
+    if path == "numpy":
+        monkeypatch.setattr(_kernel, "_compiled", None)
     split = sim_split(100, 80, tied=True, value=True)
     n_boot, seed, cost = 25, 11, 0.5
     res = profit_over_splits([split], cost_per_treatment=cost, grid=41, n_boot=n_boot,
@@ -340,6 +346,31 @@ def test_one_split_profit_replicates_equal_profit_curve_on_expanded_rows(ties):
         np.testing.assert_allclose(res.curves()[name]["low"], low[j], rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(res.curves()[name]["high"], high[j], rtol=1e-10,
                                    atol=1e-10)
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_counted_profit_is_the_profit_of_the_repeated_rows(ties):
+    # Brute force: _profit_at on the rows repeated counts[i] times (zero counts, tied
+    # scores): per-row values (negative ones too) and a value per response of a 0/1 outcome.
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(5)
+    n = 300
+    neg = np.sort(-rng.integers(0, 40, n).astype(np.float64))
+    t = (rng.random(n) < 0.6).astype(np.int8)
+    y = (rng.random(n) < 0.3).astype(np.int8)
+    v = np.where(y == 1, rng.normal(2.0, 3.0, n), 0.0)
+    for counts in (rng.poisson(1.0, n), rng.poisson(1.0, n).astype(np.uint8)):
+        m = int(counts.sum())
+        ks = np.rint(np.linspace(0, 1, 57) * m).astype(np.int64)
+        for code, values, scale, per_row in (((2 * t).astype(np.int8), v, 1.0, v),
+                                             ((2 * t + y).astype(np.int8), None, 2.5, 2.5 * y)):
+            got = _profit_counted(code, values, scale, neg, counts, ks, ties, 0.3,
+                                  np.empty(m + 1))
+            assert got is not None  # numba present: the compiled pass ran
+            want = _profit_at(np.repeat(t, counts).astype(np.float64),
+                              np.repeat(per_row, counts), np.repeat(neg, counts), ks, ties,
+                              0.3)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_profit_replicates_over_splits_pool_spawned_streams():

@@ -46,6 +46,34 @@ def test_stratified_counts_keep_each_arm_size():
     np.testing.assert_allclose(draws.mean(axis=0), 1.0, atol=0.15)  # E[w_i] = 1
 
 
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
+def test_resample_counts_are_the_bincount_of_the_draws(backend, monkeypatch):
+    # The counts of a replicate = np.bincount of the same generator's draws, arm by arm
+    # (treated first), as one byte per row; int64 when a count passes 255.
+    from core.evaluation import _kernel, compare
+
+    if backend == "numpy":
+        monkeypatch.setattr(_kernel, "_compiled", None)
+    t = (np.random.default_rng(2).random(5000) < 0.7).astype(np.int8)
+    got = list(_stratified_counts(t, 4, np.random.default_rng(9)))
+    rng = np.random.default_rng(9)
+    for w in got:
+        assert w.dtype == np.uint8
+        want = np.zeros(t.size, dtype=np.int64)
+        for arm in (1, 0):
+            rows = np.flatnonzero(t == arm)
+            want[rows] = np.bincount(rng.integers(0, rows.size, size=rows.size),
+                                     minlength=rows.size)
+        np.testing.assert_array_equal(w, want)
+    # a row drawn 300 times does not fit a byte: add_draws refuses, the counts are int64
+    w8 = np.zeros(3, dtype=np.uint8)
+    assert not _kernel.add_draws(w8, np.array([0, 2]), np.full(300, 1))
+    monkeypatch.setattr(compare, "add_draws", lambda *args: False)
+    wide = list(_stratified_counts(t, 4, np.random.default_rng(9)))
+    assert all(w.dtype == np.int64 for w in wide)
+    np.testing.assert_array_equal(np.array(wide), np.array(got))
+
+
 @pytest.mark.parametrize("ties", ["average", "stable"])
 @pytest.mark.parametrize("definition", list(DEFINITIONS))
 def test_bootstrap_equals_brute_force_on_the_same_resamples(definition, ties):

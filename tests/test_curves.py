@@ -320,13 +320,20 @@ def test_resampled_equals_the_repeated_rows(monkeypatch, ties):
         code, y_values = outcome_code(y, t)
         order, neg = ranking_order(score, ties)
         y_sorted = None if y_values is None else y_values[order]
-        for counts in (rng.poisson(1.0, n), np.where(rng.random(n) < 0.9, 0, 7)):
+        heavy = np.where(rng.random(n) < 0.9, 0, 7)
+        # int64 counts, and the one-byte counts the bootstrap draws (_stratified_counts)
+        for counts in (rng.poisson(1.0, n), heavy, heavy.astype(np.uint8),
+                       rng.poisson(1.0, n).astype(np.uint8)):
             base = UpliftCurves.from_sorted(code[order], neg, ties=ties, y_sorted=y_sorted)
             fast = base.resampled(counts)
             got = {d: [*fast.auucs(d, cuts), *fast.curve(d)[1], fast.endpoint(d)]
                    for d in DEFINITIONS}
             with monkeypatch.context() as m:
                 m.setattr(_kernel, "_compiled", None)
+                plain = UpliftCurves.from_sorted(code[order], neg, ties=ties,
+                                                 y_sorted=y_sorted).resampled(counts)
+                numpy_path = {d: [*plain.auucs(d, cuts), *plain.curve(d)[1],
+                                  plain.endpoint(d)] for d in DEFINITIONS}
                 slow = UpliftCurves.from_sorted(
                     np.repeat(code[order], counts), np.repeat(neg, counts), ties=ties,
                     y_sorted=None if y_sorted is None else np.repeat(y_sorted, counts))
@@ -335,6 +342,7 @@ def test_resampled_equals_the_repeated_rows(monkeypatch, ties):
             assert (fast.n, fast.n_t, fast.n_c, fast.n_responders) == (
                 slow.n, slow.n_t, slow.n_c, slow.n_responders)
             for d in DEFINITIONS:
+                np.testing.assert_allclose(numpy_path[d], want[d], rtol=1e-12, atol=1e-12)
                 if y_values is None:
                     np.testing.assert_array_equal(got[d], want[d])
                     continue

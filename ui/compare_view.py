@@ -27,53 +27,63 @@ def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
     return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
 
 
-#: bootstrap results kept, newest last (a few kB each)
-BOOT_KEPT = 32
+#: results of the computations with a progress bar kept, newest last (a few kB each)
+KEPT = 32
 
 
 @st.cache_resource(show_spinner=False)
-def _bootstrap_store() -> dict:
-    """Bootstrap results by their inputs, shared by sessions.  Not ``st.cache_data``: the
-    computation draws a progress bar on the page, and a cached function must not touch a
-    container made outside it (its replay from the cache would fail)."""
+def _store() -> dict:
+    """Results of the bootstraps, by their inputs, shared by sessions.  Not
+    ``st.cache_data``: the computation draws a progress bar on the page, and a cached
+    function must not touch a container made outside it (its replay from the cache would
+    fail)."""
     return {}
 
 
-def _bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
-               reference: str, progress=None):
-    """``(table, paired)`` of the paired bootstrap over the splits, computed once per
-    inputs (``ids`` = the run ids, which identify ``splits``); copies, so callers may
-    modify them."""
-    store = _bootstrap_store()
-    key = (ids, definition, cutoffs, n_boot, reference)
-    if key not in store:
-        res = over.bootstrap_over_splits(splits, definition=definition, cutoffs=cutoffs,
-                                         n_boot=n_boot, random_state=0, reference=reference,
-                                         progress=progress)
-        store[key] = (res.table(), res.paired(reference))
-        for old in list(store)[:-BOOT_KEPT]:
+def _with_progress(key: tuple, compute, what: str | None):
+    """``compute(progress)`` once per ``key`` (kept in :func:`_store`), with a progress bar
+    while it runs: ``what``, the replicates done and the time left (minutes at millions of
+    test rows).  ``what`` None: no bar (``progress`` None), for a computation started
+    outside the page's script run (a download button's callback)."""
+    store = _store()
+    if key not in store and what is None:
+        store[key] = compute(None)
+    elif key not in store:
+        bar = st.empty()
+        start = shown = time.perf_counter()
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            now = time.perf_counter()
+            if now - shown < 0.2 and done < total:  # a few updates a second, not thousands
+                return
+            shown, spent = now, now - start
+            left = f", about {spent * (total - done) / done:,.0f} s left" if spent > 2 else ""
+            bar.progress(done / total, text=f"{what}: replicate {done:,} of {total:,}{left}")
+
+        try:
+            store[key] = compute(progress)
+        finally:
+            bar.empty()
+        for old in list(store)[:-KEPT]:
             store.pop(old, None)
-    table, paired = store[key]
-    return table.copy(), paired.copy()
+    return store[key]
 
 
 def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
-              reference: str):
-    """:func:`_bootstrap` with a progress bar while it runs: replicates done and the time
-    left (minutes at millions of test rows)."""
-    bar = st.empty()
-    start = time.perf_counter()
+              reference: str, *, bar: bool = True):
+    """``(table, paired)`` of the paired bootstrap over the splits, computed once per
+    inputs (``ids`` = the run ids, which identify ``splits``), with a progress bar unless
+    ``bar`` is False; copies, so callers may modify them."""
+    def compute(progress):
+        res = over.bootstrap_over_splits(splits, definition=definition, cutoffs=cutoffs,
+                                         n_boot=n_boot, random_state=0, reference=reference,
+                                         progress=progress)
+        return res.table(), res.paired(reference)
 
-    def progress(done: int, total: int) -> None:
-        spent = time.perf_counter() - start
-        left = f", about {spent * (total - done) / done:,.0f} s left" if spent > 2 else ""
-        bar.progress(done / total, text=f"Bootstrapping the test rows: replicate {done:,} of "
-                                        f"{total:,}{left}")
-
-    try:
-        return _bootstrap(ids, splits, definition, cutoffs, n_boot, reference, progress)
-    finally:
-        bar.empty()
+    table, paired = _with_progress(("auuc", ids, definition, cutoffs, n_boot, reference),
+                                   compute, "Bootstrapping the test rows" if bar else None)
+    return table.copy(), paired.copy()
 
 
 @st.cache_data(show_spinner="Computing the test-set curves of every run…", max_entries=64)
@@ -91,11 +101,19 @@ def ranking_metrics(ids: tuple, _splits, probability: str):
     return over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
 
 
-@st.cache_data(show_spinner="Bootstrapping the profit curve of every split…", max_entries=32)
-def profit(ids: tuple, _splits, cost: float, econ_key: tuple, value_per_response):
-    res = over.profit_over_splits(_splits, cost_per_treatment=cost,
-                                  value_per_response=value_per_response, random_state=0)
-    return res.curves(), res.summary(), res.band_note()
+def profit(ids: tuple, splits, cost: float, econ_key: tuple, value_per_response):
+    """``(curves, summary, band note)`` of the profit by depth with its bootstrap, computed
+    once per inputs (``econ_key`` names the value column); copies, so callers may modify
+    them."""
+    def compute(progress):
+        res = over.profit_over_splits(splits, cost_per_treatment=cost,
+                                      value_per_response=value_per_response, random_state=0,
+                                      progress=progress)
+        return res.curves(), res.summary(), res.band_note()
+
+    curves, summary, note = _with_progress(("profit", ids, cost, econ_key, value_per_response),
+                                           compute, "Bootstrapping the profit by depth")
+    return {name: frame.copy() for name, frame in curves.items()}, summary.copy(), note
 
 
 @st.cache_data(show_spinner="Computing the decile table of every split…", max_entries=64)
@@ -123,7 +141,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
     def build() -> bytes:
         ids = tuple(chosen)
         # built on a download click, outside the page's script run: no progress bar to draw
-        boot, paired = _bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
+        boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference],
+                                 bar=False)
         decile_parts = []
         for rid in chosen:
             table, interval, _ = deciles(ids, splits, labels[rid])

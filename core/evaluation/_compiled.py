@@ -16,7 +16,8 @@ Nothing here validates its input.  The loops:
 * :func:`counted_at` — one pass over an arm's ranked rows with their bootstrap counts,
   reading the accumulated outcome at a few counts ``k`` (the numpy version in
   :func:`core.evaluation._kernel.counted_at` states the formula; same operations, same
-  bits).
+  bits);
+* :func:`add_draws` — a bootstrap resample's one-byte row counts from its draws.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["arm_sums_at", "code_totals", "counted_at", "joint_values", "merge_runs",
-           "radix_rank64", "rank_codes32"]
+__all__ = ["add_draws", "arm_sums_at", "code_totals", "counted_at", "joint_values",
+           "merge_runs", "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -371,3 +372,24 @@ def code_totals(code, counts):
     for i in range(code.shape[0]):
         out[code[i]] += counts[i]
     return out
+
+
+@numba.njit(**_JIT)
+def add_draws(w, rows, draws):
+    """``w[rows[d]] += 1`` for every draw ``d`` (``w`` uint8); False as soon as a count
+    would pass 255 (``w`` then partly counted).  Counted first by draw index (one byte per
+    row of the arm: random increments in cache, not random reads of ``rows``), then added
+    in row order."""
+    local = np.zeros(rows.shape[0], dtype=np.uint8)
+    for i in range(draws.shape[0]):
+        d = draws[i]
+        c = local[d]
+        if c == 255:
+            return False
+        local[d] = c + 1
+    for j in range(rows.shape[0]):
+        c = w[rows[j]] + local[j]
+        if c > 255:
+            return False
+        w[rows[j]] = c
+    return True

@@ -169,6 +169,22 @@ def arm_sums_at(code: np.ndarray, y_values: np.ndarray | None, neg_sorted: np.nd
         np.asarray(k, dtype=np.int64))
 
 
+def add_draws(w: np.ndarray, rows: np.ndarray, draws: np.ndarray) -> bool:
+    """Count a resample's draws into one-byte row counts: ``w[rows[d]] += 1`` for every
+    draw ``d`` (indices into ``rows``), as ``w[rows] += np.bincount(draws,
+    minlength=len(rows))`` does.  ``w`` is uint8: a resample's counts are gathered into
+    every ranker's order, and a byte per row stays in cache where eight do not (4.2M rows:
+    10-15 vs 60 ms per gather).  Returns False when a count would pass 255 (the caller then
+    counts in int64)."""
+    if _compiled is not None:
+        return _compiled.add_draws(w, rows, draws)
+    counts = np.bincount(draws, minlength=rows.shape[0])
+    if counts.size and counts.max() + w[rows].max() > 255:
+        return False
+    w[rows] += counts.astype(np.uint8)
+    return True
+
+
 def code_totals(code: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """Copies of each row code 0..3 (CNR, CR, TNR, TR) when row ``i`` appears ``counts[i]``
     times (None: once): ``np.bincount(code, weights=counts)`` as integers (one compiled pass

@@ -79,10 +79,15 @@ from core.evaluation.compare import (
     bootstrap_auuc,
 )
 from core.evaluation.curve_tables import BASELINES, auuc_summary
-from core.evaluation.curves import DEFINITIONS
+from core.evaluation.curves import DEFINITIONS, outcome_code
 from core.evaluation.metrics import LABEL_SETS, ndcg, p_ndcg, relevance_labels
 from core.evaluation.per_query import PROBABILITY_METHODS, score_to_probability
-from core.evaluation.targeting import _check_number, _profit_at, uplift_by_decile
+from core.evaluation.targeting import (
+    _check_number,
+    _profit_at,
+    _profit_counted,
+    uplift_by_decile,
+)
 
 __all__ = [
     "DepthResult",
@@ -583,21 +588,35 @@ def profit_over_splits(
                           "responders (y is all 0); returning nan.", UndefinedMetricWarning,
                           stacklevel=2)
         ranked = []
+        binary = outcome_code(y, t)[1] is None
         for j, name in enumerate(names):
             order, neg_sorted = ranking_order(scores[name], ties)
-            t_sorted, v_sorted = t[order].astype(np.float64), v[order]
+            t_sorted = t[order]
+            v_sorted = np.ascontiguousarray(v[order], dtype=np.float64)
             per_split[s, j] = (np.nan if needs_responders and not y.any() else
-                               _profit_at(t_sorted, v_sorted, neg_sorted, ks, ties, cost))
-            ranked.append((order, t_sorted, v_sorted, neg_sorted))
+                               _profit_at(t_sorted.astype(np.float64), v_sorted, neg_sorted, ks,
+                                          ties, cost))
+            if vpr is not None and binary:  # vpr × the responders (0/1 sums: a faster pass)
+                ranked.append((order, (2 * t_sorted + y[order]).astype(np.int8), None,
+                               neg_sorted))
+            else:  # the per-row values' sums
+                ranked.append((order, (2 * t_sorted).astype(np.int8), v_sorted, neg_sorted))
+        out = np.empty(n + 1)  # the resampled incremental values, one ranking at a time
+        responders = np.flatnonzero(y)
         for b, w in enumerate(_stratified_counts(t, n_boot, as_generator(stream))):
-            if needs_responders and not (w * y).any():
+            if needs_responders and not w[responders].any():
                 replicates[b] = np.nan
                 done += 1
                 continue
-            for j, (order, t_sorted, v_sorted, neg_sorted) in enumerate(ranked):
+            for j, (order, code, v_sorted, neg_sorted) in enumerate(ranked):
                 ws = w[order]
-                replicates[b, j] += _profit_at(np.repeat(t_sorted, ws), np.repeat(v_sorted, ws),
-                                               np.repeat(neg_sorted, ws), ks, ties, cost)
+                got = _profit_counted(code, v_sorted, vpr if v_sorted is None else 1.0,
+                                      neg_sorted, ws, ks, ties, cost, out)
+                if got is None:  # no numba: the repeated rows
+                    got = _profit_at(np.repeat(code >= 2, ws).astype(np.float64),
+                                     np.repeat(v[order], ws), np.repeat(neg_sorted, ws), ks,
+                                     ties, cost)
+                replicates[b, j] += got
             done += 1
             if progress is not None:
                 progress(done, total)

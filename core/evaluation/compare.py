@@ -79,7 +79,7 @@ from core._validation import (
     check_uplift_inputs,
 )
 from core.constants import CUTOFFS
-from core.evaluation._kernel import TIES, ranking_order
+from core.evaluation._kernel import TIES, add_draws, ranking_order
 from core.evaluation.curves import DEFINITIONS, UpliftCurves, outcome_code
 
 __all__ = ["BAND_KINDS", "BootstrapResult", "band", "bootstrap_auuc", "definition_ranks"]
@@ -118,19 +118,23 @@ def _ranked(code: np.ndarray, score: np.ndarray, ties: str):
 def _stratified_counts(
     t: np.ndarray, n_boot: int, rng: np.random.Generator
 ) -> Iterator[np.ndarray]:
-    """Multiplicity counts ``w`` (int64, length n) of ``n_boot`` arm-stratified resamples.
+    """Multiplicity counts ``w`` (length n) of ``n_boot`` arm-stratified resamples.
 
     Per replicate: the treated rows' counts are the bincount of ``|T|`` uniform draws among
     the treated rows (a Multinomial(|T|, 1/|T|) vector), then the same for the control rows,
-    in that order from ``rng``.  Shared by :func:`bootstrap_auuc` and its brute-force tests.
+    in that order from ``rng``.  uint8 (:func:`~core.evaluation._kernel.add_draws`), or int64
+    in the (practically impossible beyond tiny arms) case of a row drawn over 255 times.
+    Shared by :func:`bootstrap_auuc`, :func:`~core.evaluation.across_splits.profit_over_splits`
+    and their brute-force tests.
     """
-    arms = [np.flatnonzero(t == 1), np.flatnonzero(t == 0)]
+    arms = [rows for rows in (np.flatnonzero(t == 1), np.flatnonzero(t == 0)) if rows.size]
     for _ in range(n_boot):
-        w = np.zeros(t.shape[0], dtype=np.int64)
-        for rows in arms:
-            m = rows.shape[0]
-            if m:
-                w[rows] = np.bincount(rng.integers(0, m, size=m), minlength=m)
+        draws = [rng.integers(0, rows.shape[0], size=rows.shape[0]) for rows in arms]
+        w = np.zeros(t.shape[0], dtype=np.uint8)
+        if not all(add_draws(w, rows, d) for rows, d in zip(arms, draws, strict=True)):
+            w = np.zeros(t.shape[0], dtype=np.int64)
+            for rows, d in zip(arms, draws, strict=True):
+                w[rows] = np.bincount(d, minlength=rows.shape[0])
         yield w
 
 

@@ -231,7 +231,8 @@ class UpliftCurves:
             raise ValueError(f"counts must be {self.n} integer row multiplicities ≥ 0 (one per "
                              f"row in rank order); got shape {counts.shape}, dtype "
                              f"{counts.dtype}.")
-        counts = counts.astype(np.int64, copy=False)
+        if counts.dtype != np.uint8:  # the bootstrap's one-byte counts pass as they are
+            counts = counts.astype(np.int64, copy=False)
         if self._counts is not None:
             # A resample of a resample: row i's copies are adjacent in rank order, so the
             # composed multiplicity of an original row is the sum of its copies' counts.

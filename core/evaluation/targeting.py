@@ -64,6 +64,7 @@ from core.evaluation._kernel import (
     TIES,
     cumulative,
     cumulative_at,
+    joint_values,
     ranking_order,
     tie_run_ends,
     tie_runs,
@@ -175,6 +176,27 @@ def _profit_at(t_sorted: np.ndarray, v_sorted: np.ndarray, neg_sorted: np.ndarra
     if not (t_sorted.any() and (1.0 - t_sorted).any()):
         return np.full(k.shape[0], np.nan)
     return np.where(defined, inc, 0.0) - k * cost
+
+
+def _profit_counted(code: np.ndarray, v_sorted: np.ndarray | None, scale: float,
+                    neg_sorted: np.ndarray, counts: np.ndarray, ks: np.ndarray, ties: str,
+                    cost: float, out: np.ndarray) -> np.ndarray | None:
+    """:func:`_profit_at` of the ranking in which ranked row ``i`` appears ``counts[i]``
+    times (a bootstrap resample), without building it: the incremental value at every depth
+    is ``scale ·`` ``uplift_joint_abs`` (``(V_T/N_T − V_C/N_C)·k``, 0 while an arm is empty,
+    tie runs interpolated) of the per-row values ``v_sorted`` (``code = 2·t``), or of the 0/1
+    outcome (``v_sorted`` None, ``code = 2·t + y``: a value per response ``scale``), read by
+    one compiled pass over the rows and their counts
+    (:func:`~core.evaluation._kernel.joint_values`) into ``out`` (``Σ counts + 1`` floats,
+    reused between calls).  Agrees with :func:`_profit_at` on the repeated rows to rounding.
+    None without numba: the caller then repeats the rows.
+    """
+    if not joint_values(code, counts, v_sorted, neg_sorted, ties, 2, 0.0, 0.0, out):
+        return None
+    treated = code >= 2
+    if not (treated.any() and not treated.all()):  # an arm is empty in every resample too
+        return np.full(ks.shape[0], np.nan)
+    return scale * out[ks] - ks.astype(np.float64) * cost
 
 
 def profit_curve(
