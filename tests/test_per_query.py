@@ -190,6 +190,23 @@ def test_score_to_probability_is_monotone_and_documented():
         score_to_probability(s)
 
 
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
+def test_mid_ranks_are_scipys_average_ranks(backend, monkeypatch):
+    from scipy.stats import rankdata
+
+    from core.evaluation import _kernel
+    from core.evaluation.per_query import mid_ranks
+
+    if backend == "numpy":
+        monkeypatch.setattr(_kernel, "_compiled", None)
+    rng = np.random.default_rng(12)
+    for s in (rng.normal(size=5000),  # untied
+              np.round(rng.normal(size=5000), 1),  # many ties
+              np.array([0.0, -0.0, 1.0, -0.0, -np.inf, np.inf, 1.0]),  # ±0 tie, infinities
+              rng.integers(0, 3, 999).astype(np.float32), np.array([2.5])):
+        np.testing.assert_array_equal(mid_ranks(s), rankdata(s))
+
+
 def test_discount_table_reproduces_the_posts_worked_examples():
     a = discount_table([1, 0, 1], [0.9, 0.8, 0.1])
     b = discount_table([1, 0, 1], [0.9, 0.8, 0.7])
