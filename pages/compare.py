@@ -37,7 +37,9 @@ if data.multiarm is not None:
 runs = {r.run_id: r for r in common.runner().store.list(fingerprint=fingerprint)}
 labels = display_labels(list(runs.values()))
 if not runs:
-    st.info("No trained runs on this dataset yet.")
+    st.info("No two-arm runs on this dataset yet: per-arm runs are shown above; train a model "
+            "of any treatment vs control on the Train page for this section."
+            if data.multiarm is not None else "No trained runs on this dataset yet.")
     st.page_link("pages/train.py", label="Train models", icon=":material/model_training:")
     st.stop()
 
@@ -138,7 +140,13 @@ with common.guard("Comparing the runs"):
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
             f"**{name}** — {row['verdict']}")
     st.dataframe(depth_display(depth), width="stretch", key="cmp_summary")
-    common.figure_html_button(profit_fig, "uprank_profit", "cmp_profit_html")
+    st.caption("Two different ranges: *best depth, 95 % interval* is where the best depth "
+               "of a bootstrap resample falls — wide when the curve is flat near its top; "
+               "*statistically equivalent depths* are the depths whose profit is not "
+               "significantly below the best one (the thick segment in the chart). Profit is "
+               "in the units of the value per response (or of the value column).")
+    common.figure_html_button(profit_fig, "uprank_profit", "cmp_profit_html",
+                              label="Profit chart (HTML)")
 
     st.subheader("Uplift by decile")
     which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get)
@@ -147,7 +155,8 @@ with common.guard("Comparing the runs"):
                                     color=colors[labels[which]])
     st.plotly_chart(decile_fig, width="stretch", key="cmp_deciles",
                     config=common.plot_config("uprank_deciles"))
-    common.figure_html_button(decile_fig, "uprank_deciles", "cmp_deciles_html")
+    common.figure_html_button(decile_fig, "uprank_deciles", "cmp_deciles_html",
+                              label="Decile chart (HTML)")
     (st.warning if imbalanced else st.success)(
         "Treatment share along the ranking: " + ("some deciles differ from the overall share "
         "— the model may have learnt the assignment." if imbalanced else

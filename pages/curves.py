@@ -40,6 +40,9 @@ left, right = st.columns([2, 1])
 common.remember("curves_rankers", options[:1], options=options)
 rankers = left.multiselect("Rankers (score columns, higher = target first)", options,
                            key="curves_rankers", help=GLOSSARY["Ranker"])
+left.caption("Columns of the dataset (a feature such as recency, or a score column in your "
+             "file) ranked over every row. Trained models are scored on their test rows: "
+             "compare them on the Compare page.")
 common.remember("curves_definition", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
 definition = right.selectbox("Curve definition", list(DEFINITIONS), key="curves_definition",

@@ -42,7 +42,7 @@ with upload_tab:
             treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
                                      index=t_at)
             outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at)
-            codes = common.column_codes(content, treatment)
+            codes = common.column_codes(content, treatment)  # DataError: not a treatment
             mapping = {"treatment": treatment, "outcome": outcome}
             guessed = common.outcome_kind(content, outcome)
             c3, c4 = st.columns(2)

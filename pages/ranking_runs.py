@@ -2,6 +2,7 @@
 (λ-AUC / λ-MAUC / λ-NDCG / λ-MAP LambdaMART, LightGBM's lambdarank, linear pairwise AUC,
 pointwise regression) and list the stored runs."""
 
+import pandas as pd
 import streamlit as st
 
 from core.constants import DASH
@@ -69,6 +70,7 @@ if table.empty:
     st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")
     st.stop()
 shown = table.drop(columns="key").astype({"best round": object})
+shown["best round"] = [DASH if pd.isna(v) else f"{int(v):,}" for v in table["best round"]]
 st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True, key="rk_runs_table",
              column_config={"fit (s)": st.column_config.NumberColumn(format="%.1f")})
 st.caption("chosen = the learning rate (or α) with the best validation score of the model's "

@@ -12,10 +12,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from _apptest import assert_clean
 from sklearn.model_selection import KFold
 from streamlit.testing.v1 import AppTest
 
+from core.data import DataError
 from core.runs.label_runs import LabelExperiment, make_data, run_experiment
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -89,6 +91,17 @@ def test_run_experiment_tables_are_consistent():
     assert set(prf["k"]) == set(range(1, 6))
     assert (prf["f1"] <= np.maximum(prf["precision"], prf["recall"]) + 1e-12).all()
     assert meta["n_rows"] == 600 and len(frames["sweep"]) == 1
+
+
+def test_too_few_users_for_the_folds_is_a_plain_message():
+    # scikit-learn's KFold would say "n_splits=5 greater than ... n_samples=3"
+    config = LabelExperiment("mallows", (("n", 9), ("n_labels", 4), ("random_state", 0),
+                                         ("top_k", 3)),
+                             methods=("Central-Mal",), n_folds=5, lam_sweep=())
+    data = make_data("mallows", dict(config.generator_args))
+    with pytest.raises(DataError, match="5-fold cross-validation needs at least 10 users "
+                                        r"\(two per fold\); this data has 9"):
+        run_experiment(config, data)
 
 
 def test_upload_mode_waits_for_a_file_with_instructions():

@@ -149,6 +149,28 @@ def test_bad_uploads_with_all_arms_give_clear_messages():
                     treatment_value="A")
 
 
+def test_a_feature_picked_as_the_treatment_is_refused_with_a_clear_message():
+    # An age column (63 values, each in 5-15 rows) is not the arm each row was assigned to:
+    # refused before any arm is built; 20 arms (MAX_ARMS) are still an A/B/n test.
+    from core.data import MAX_ARMS, check_arm_count, read_ab_csv
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"age": rng.integers(18, 81, 600), "income": rng.normal(size=600),
+                          "bought": rng.integers(0, 2, 600)})
+    assert frame["age"].nunique() > MAX_ARMS
+    with pytest.raises(DataError, match=r"'age' has \d+ distinct values .* does not look like "
+                                        "a treatment column"):
+        read_ab_csv(_csv(frame), treatment="age", outcome="bought", all_arms=True,
+                    control_value=int(frame["age"].iloc[0]))
+    with pytest.raises(DataError, match="at most 20 arms"):
+        check_arm_count(frame["age"], "age")
+    arms = frame.assign(arm=np.arange(600) % MAX_ARMS)
+    check_arm_count(arms["arm"], "arm")  # 20 arms: fine
+    data = read_ab_csv(_csv(arms), treatment="arm", outcome="bought", all_arms=True,
+                       control_value=0)
+    assert len(data.multiarm.arms) == MAX_ARMS
+
+
 def test_a_two_arm_revenue_test_is_read_as_continuous():
     from core.data import read_ab_csv
     from core.data.abmapping import guess_outcome_kind

@@ -241,6 +241,8 @@ def curve_figure(frame: pd.DataFrame, *, definition: str, x: str = "fraction",
     )
     fig.update_xaxes(tickformat=".0%" if x == "fraction" else ",",
                      hoverformat=".1%" if x == "fraction" else ",")
+    if x == "fraction":  # every 20 %, 100 % labelled too (autorange can end just short)
+        fig.update_xaxes(tick0=0, dtick=0.2, range=[-0.01, 1.01])
     return fig
 
 

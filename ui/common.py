@@ -76,8 +76,10 @@ def sample_csv() -> bytes:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def column_codes(content: bytes, column: str) -> list:
-    """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm test)."""
+    """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm
+    test); :class:`~core.data.DataError` when there are too many for a treatment column."""
     frame, _ = datasets.read_frame(content)
+    datasets.check_arm_count(frame[column], column)
     return datasets.arm_codes(frame[column])
 
 
@@ -456,9 +458,11 @@ def download_row(fig: go.Figure, table, stem: str, key: str) -> None:
     figure_html_button(fig, stem, f"{key}_html", container=c2)
 
 
-def figure_html_button(fig: go.Figure, stem: str, key: str, container=st) -> None:
-    """Download button for one figure as a self-contained interactive HTML (built on click)."""
-    container.download_button("Figure (HTML)", lambda: fig.to_html(
+def figure_html_button(fig: go.Figure, stem: str, key: str, container=st,
+                       label: str = "Figure (HTML)") -> None:
+    """Download button for one figure as a self-contained interactive HTML (built on click);
+    ``label`` names the figure where a page has several."""
+    container.download_button(label, lambda: fig.to_html(
         include_plotlyjs=True, full_html=True).encode(), f"{stem}.html", "text/html", key=key,
         icon=":material/download:", on_click="ignore")
 

@@ -98,7 +98,10 @@ def definition_ranks(ids: tuple, _splits, cutoff: float):
 
 @st.cache_data(show_spinner="Computing ranking metrics on every split…", max_entries=64)
 def ranking_metrics(ids: tuple, _splits, probability: str):
-    return over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
+    table = over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
+    if len(_splits) == 1:  # no spread across one split: no column of blanks
+        table = table.drop(columns=[c for c in table.columns if c.startswith("sd ")])
+    return table
 
 
 def profit(ids: tuple, splits, cost: float, econ_key: tuple, value_per_response):

@@ -28,14 +28,18 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "frame_to_abdata",
-           "frame_to_multiarm", "guess_columns", "guess_control", "guess_outcome_kind"]
+__all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "check_arm_count",
+           "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
+           "guess_outcome_kind"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
 
 #: Text columns with at most this many distinct values become categorical features.
 MAX_CATEGORY_LEVELS = 20
+#: A treatment column with more distinct values is a feature picked by mistake (an age, an
+#: amount), not the arm each row was assigned to: refused with a message that says so.
+MAX_ARMS = 20
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f"}
 _TREATED_WORDS = {"treatment", "treated", "test", "exposed"}
@@ -124,6 +128,20 @@ def _counts(col: pd.Series) -> pd.Series:
     spelling = dict(zip(key.to_numpy()[::-1], vals.to_numpy()[::-1], strict=True))
     counts.index = [spelling[k] for k in counts.index]
     return counts
+
+
+def check_arm_count(col: pd.Series, column: str) -> None:
+    """Raise :class:`DataError` when ``col`` holds more than :data:`MAX_ARMS` distinct
+    values: it is then not a treatment column (the Data page's mapping step and
+    :func:`frame_to_multiarm` check it before offering or building the arms)."""
+    counts = _counts(col)
+    if len(counts) > MAX_ARMS:
+        raise DataError(
+            f"Column {column!r} has {len(counts):,} distinct values ({_list_codes(counts, 4)}): "
+            "it does not look like a treatment column. The treatment column says which arm "
+            "each row was assigned to — 0/1, or a few names such as 'control', 'email A', "
+            f"'email B' (at most {MAX_ARMS} arms). Pick that column as the treatment."
+        )
 
 
 def arm_codes(col: pd.Series) -> list[Any]:
@@ -453,6 +471,7 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
     if outcome_kind is not None and outcome_kind not in OUTCOME_KINDS:
         raise ValueError(f"outcome_kind must be one of {OUTCOME_KINDS}; got {outcome_kind!r}.")
     col = df[treatment]
+    check_arm_count(col, treatment)
     control_rows = _match(col, [_control_code(col, treatment, control_value)],
                           "control_value", treatment)
     hits = {code: _match(col, [code], "arm", treatment) for code in arm_codes(col)}

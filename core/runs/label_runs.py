@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.model_selection import KFold
 
+from core.data.abdata import DataError
 from core.evaluation.significance import holm
 from core.runs.tasks import TaskSpec
 
@@ -135,6 +136,10 @@ def run_experiment(config: LabelExperiment, data, *,
     Y = np.asarray(data.Y)
     groups = None if getattr(data, "groups", None) is None else np.asarray(data.groups)
     sets = _feature_sets(data)
+    if Y.shape[0] < 2 * config.n_folds:  # KFold's own message names n_splits / n_samples
+        raise DataError(f"{config.n_folds}-fold cross-validation needs at least "
+                        f"{2 * config.n_folds} users (two per fold); this data has "
+                        f"{Y.shape[0]}. Use fewer folds or more users.")
     folds = list(KFold(config.n_folds, shuffle=True, random_state=config.seed).split(Y))
     methods = [m for m in config.methods if m != "AG-Mal" or groups is not None]
     skipped = [m for m in config.methods if m not in methods]  # AG-Mal needs groups

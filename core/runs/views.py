@@ -256,8 +256,10 @@ def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
             "best depth": pct(get(row, "best_fraction")),
             "rows targeted": fmt_number(get(row, "best_targeted"), 0),
             "profit at best depth": fmt_number(get(row, "best_profit"), 2),
-            "95 % CI of that profit": _interval(get(row, "profit_low"),
-                                                get(row, "profit_high"), 2),
+            "95 % CI of that profit": (
+                f"{fmt_number(get(row, 'profit_low'), 2)} to "
+                f"{fmt_number(get(row, 'profit_high'), 2)}"
+                if get(row, "profit_low") is not None else DASH),
             "best depth, 95 % interval": (
                 f"{pct(get(row, 'depth_low'))} to {pct(get(row, 'depth_high'))}"
                 if get(row, "depth_low") is not None else DASH),
