@@ -158,10 +158,14 @@ else:
             else:
                 st.success(srm.attrs["verdict"])
             st.dataframe(srm, key="data_srm", column_config={
-                "observed": st.column_config.NumberColumn(format="localized"),
-                "expected": st.column_config.NumberColumn(format="localized"),
-                "observed_share": st.column_config.NumberColumn(format="percent"),
-                "expected_share": st.column_config.NumberColumn(format="percent")})
+                "observed": st.column_config.NumberColumn("Rows", format="localized"),
+                "expected": st.column_config.NumberColumn("Rows expected", format="localized"),
+                "observed_share": st.column_config.NumberColumn("Share", format="percent"),
+                "expected_share": st.column_config.NumberColumn("Share planned",
+                                                                format="percent"),
+                "contribution": st.column_config.NumberColumn(
+                    "χ² part", format="%.2f", help="(observed − expected)² / expected: the "
+                    "arm's share of the χ² statistic")})
     with right:
         st.markdown("**Covariate balance** (standardised mean differences; |SMD| > 0.1 "
                     "flagged)", help=GLOSSARY["SMD"])

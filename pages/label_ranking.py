@@ -129,24 +129,28 @@ metric = r2.radio("Metric", ["f1", "precision", "recall"], horizontal=True, key=
 st.plotly_chart(view.prf_figure(frames["prf"], which, metric), width="stretch", key="lr_prf")
 st.markdown("**Paired per-user tests** (t-test on per-user ε_dis, same held-out users; "
             "p-values Holm-corrected over the pairs of each feature set)")
-st.dataframe(frames["paired"], width="stretch", hide_index=True, key="lr_paired",
-             column_config={"p_value": st.column_config.NumberColumn("p (Holm)", format="%.3g"),
+paired = frames["paired"].copy()  # p below 0.001 read as such, not as 4.93e-9
+paired["p_value"] = [f"{p:.3f}" if p >= 0.001 else "< 0.001" for p in paired["p_value"]]
+st.dataframe(paired, width="stretch", hide_index=True, key="lr_paired",
+             column_config={"p_value": st.column_config.TextColumn("p (Holm)"),
                             "mean difference (A − B)": st.column_config.NumberColumn(
                                 format="%.4f")})
 t1, t2 = st.columns(2)
-timing = (frames["timing"].groupby(["method", "features"])[["fit_s", "predict_s"]].mean()
-          .rename(columns={"fit_s": "fit (s)", "predict_s": "predict (s)"}))
-t1.markdown("**Seconds per fold** (fit, predict)")
+timing = (1000 * frames["timing"].groupby(["method", "features"])[["fit_s", "predict_s"]]
+          .mean()).rename(columns={"fit_s": "fit (ms)", "predict_s": "predict (ms)"})
+t1.markdown("**Milliseconds per fold** (fit, predict)")
 t1.dataframe(timing, width="stretch", key="lr_timing",
-             column_config={c: st.column_config.NumberColumn(format="%.2f")
-                            for c in ("fit (s)", "predict (s)")})
+             column_config={c: st.column_config.NumberColumn(format="%.1f")
+                            for c in ("fit (ms)", "predict (ms)")})
 if "sweep" in frames and len(frames["sweep"]):
     t2.plotly_chart(view.sweep_figure(frames["sweep"]), width="stretch", key="lr_sweep")
 if "hyperplanes" in frames:
     st.markdown("**AMM-rank hyperplanes per label** (learned, capped by the budget)")
     st.bar_chart(frames["hyperplanes"].set_index("label"), height=220)
-names = ("table1", "prf", "paired", "predictions")
+names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
+         "predictions": "predictions"}
 for col, name in zip(st.columns(len(names)), names):
-    col.download_button(f"Download {name} (CSV)", lambda f=frames[name]: safe_csv_bytes(f),
+    col.download_button(f"Download {names[name]} (CSV)",
+                        lambda f=frames[name]: safe_csv_bytes(f),
                         f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}",
                         on_click="ignore")

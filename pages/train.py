@@ -45,11 +45,16 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     c1, c2, c3, c4 = st.columns(4)
     common.remember("train_metric", LAMBDAMART_METRICS[0], options=LAMBDAMART_METRICS)
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric",
-                          help=GLOSSARY["λ-objective"])
+                          help=GLOSSARY["λ-objective"], format_func={
+                              "pcg": "PCG (uplift-curve area)", "pcg_cutoff": "PCG@k (top k)",
+                              "dcg": "DCG", "ndcg": "nDCG", "map": "MAP"}.get)
     common.remember("train_query", QUERIES[0], options=QUERIES)
     query = c2.radio("Queries", QUERIES, key="train_query")
     common.remember("train_labels", next(iter(LABEL_SETS)), options=list(LABEL_SETS))
-    labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels")
+    labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels",
+                          help=GLOSSARY["Relevance labels"], format_func={
+                              "abs1": "Abs1 (TR, CN relevant)", "abs2": "Abs2 (TR +1, CR −1)",
+                              "abs3": "Abs3 (graded 3/2/1/0)", "rel": "Rel (1/|T|, −1/|C|)"}.get)
     uses_k = metric in CUTOFF_METRICS  # MAP has none
     common.remember("train_k", 100)
     k_pct = c4.slider("PCG@k (% of each query)", 5, 100, step=5, key="train_k",

@@ -73,6 +73,11 @@ GLOSSARY: dict[str, str] = {
                    "AUC). The chosen metric is what the ranker learns to maximise.",
     "LambdaMART": "Gradient-boosted trees (LightGBM) trained as a ranker with a λ-objective "
                   "(Burges 2010); here on uplift relevance labels (Devriendt et al. 2020).",
+    "Relevance labels": "What LambdaMART treats as relevant, from each row's arm and outcome "
+                        "(TR, TN, CR, CN; Devriendt et al. 2020): Abs1 — treated responders "
+                        "and control non-responders relevant (1), the others 0; Abs2 — TR 1, "
+                        "CR −1, the others 0; Abs3 — grades TR 3, CN 2, TN 1, CR 0; Rel — "
+                        "TR 1/|T|, CR −1/|C| (the relative uplift curve itself).",
     "PCG": "Promoted cumulative gain: the uplift-curve area written as a ranking metric, so a "
            "ranker can be trained to maximise AUUC directly.",
     "Interleaving": "An online experiment that shows each user one list mixing the results of "

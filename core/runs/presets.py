@@ -75,10 +75,17 @@ def run_table(runs, *, definition: str = "uplift_sep_rel"):
     """One row per stored run: label, test AUUC (mean over splits) at 30 % and 100 %."""
     import pandas as pd
 
+    from core.evaluation.curves import DEFINITIONS
+
+    title = DEFINITIONS[definition].title.lower()  # e.g. "uplift curve, separate, relative"
     rows = []
     for run in runs:
         auuc = (run.result.get("metrics_mean", {}).get("auuc", {}).get(definition, {}))
-        rows.append({"run": run_label(run.config), f"AUUC@30% ({definition})": auuc.get("AUUC@30%"),
-                     f"AUUC@100% ({definition})": auuc.get("AUUC@100%"),
-                     "trained": run.created, "run id": run.config.run_id()})
+        when = pd.Timestamp(run.created) if run.created else None
+        rows.append({"run": run_label(run.config),
+                     f"test AUUC@30% ({title})": auuc.get("AUUC@30%"),
+                     f"test AUUC@100% ({title})": auuc.get("AUUC@100%"),
+                     "trained": "" if when is None else (
+                         when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo else "")),
+                     "run id": run.config.run_id()})
     return pd.DataFrame(rows)
