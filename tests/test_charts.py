@@ -42,6 +42,16 @@ def test_palette_is_ten_distinct_colours_without_the_baseline_greys():
         assert max(r, g, b) - min(r, g, b) > 40, f"{color} is a grey (baselines are grey/black)"
 
 
+def test_palette_neighbours_contrast():
+    # a hashed colour already taken falls to the next one: neighbours must not look alike
+    # (RGB distance; the former order put sand #DDCC77 beside olive #999933: 109)
+    def rgb(c):
+        return np.array([int(c[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+
+    for a, b in zip(PALETTE, PALETTE[1:] + PALETTE[:1]):
+        assert np.linalg.norm(rgb(a) - rgb(b)) > 140, (a, b)
+
+
 def test_run_colors_do_not_depend_on_order():
     ids = IDS[:12]
     reference = run_colors(ids)

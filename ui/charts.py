@@ -25,10 +25,12 @@ __all__ = [
     "definitions_grid", "profit_figure", "run_colors", "short_name", "short_names",
 ]
 
-#: Paul Tol's colour-blind-safe "muted" scheme (9 colours) plus Okabe & Ito's orange; no
-#: grey or black, which belong to the Random and Perfect baselines.
-PALETTE: tuple[str, ...] = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77",
-                            "#CC6677", "#882255", "#AA4499", "#E69F00")
+#: Paul Tol's colour-blind-safe "muted" scheme without its pale sand, plus Okabe & Ito's
+#: orange and blue; no grey or black, which belong to the Random and Perfect baselines.
+#: Ordered so that neighbours contrast: a run whose hashed colour is taken gets the next one
+#: (sand next to olive read as one colour in a demo).
+PALETTE: tuple[str, ...] = ("#332288", "#E69F00", "#117733", "#CC6677", "#88CCEE", "#882255",
+                            "#44AA99", "#AA4499", "#0072B2", "#999933")
 _BASELINE_STYLE = {RANDOM: dict(dash="dash", color="grey"),
                    PERFECT: dict(dash="dot", color="black")}
 _SHARE_AXIS = "share targeted (%)"

@@ -24,9 +24,15 @@ from core.runs import multiarm_runs
 from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
 from ui import common
-from ui.charts import run_colors
+from ui.charts import PALETTE
 from ui.glossary import GLOSSARY
 from ui.jobs import watch_task
+
+
+def arm_colors(arms: list[str]) -> dict[str, str]:
+    """The palette in order, arm by arm: a dataset's arms are fixed, so each keeps its colour,
+    and the first arms get contrasting neighbours (hashed run colours may fall close)."""
+    return {arm: PALETTE[j % len(PALETTE)] for j, arm in enumerate(arms)}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -208,7 +214,7 @@ def _tau(test: pd.DataFrame) -> np.ndarray:
 def arm_curves(test: pd.DataFrame, arms: list[str]) -> go.Figure:
     """Each treatment arm vs control, ranked by that arm's predicted uplift."""
     fig = go.Figure()
-    colors = run_colors(arms[1:])
+    colors = arm_colors(arms[1:])
     for k, arm in enumerate(arms[1:], start=1):
         x, v = uplift_curve(*multiarm_runs.arm_pair(test, k),
                             definition="uplift_sep_rel")
@@ -255,7 +261,7 @@ def qini_figure(predicted, band, singles, arms: list[str]) -> go.Figure:
 
 def calibration_figure(test: pd.DataFrame, arms: list[str]) -> go.Figure:
     fig = go.Figure()
-    colors = run_colors(arms[1:])
+    colors = arm_colors(arms[1:])
     lo, hi = np.inf, -np.inf
     for k, arm in enumerate(arms[1:], start=1):
         table = calibration_table(*multiarm_runs.arm_pair(test, k))
