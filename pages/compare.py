@@ -92,7 +92,11 @@ with common.guard("Comparing the runs"):
                                   key="cmp_nboot")
         boot, paired = view.bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
     st.dataframe(auuc_display(summary, boot), width="stretch", key="cmp_table")
-    st.caption(pooling_note(n_splits, bootstrap=boot_on)
+    d = DEFINITIONS[definition]
+    unit = ("a share of each arm (0.01 = one percentage point of extra response)"
+            if d.units == "relative" else "extra responders (a count)")
+    st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
+               "higher is better. " + pooling_note(n_splits, bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines.")
     if paired is not None:
         st.markdown(f"**Against the reference** ({labels[reference]}) at {cutoff:.0%}")
