@@ -91,17 +91,18 @@ with common.guard("Comparing the runs"):
         n_boot = st.select_slider("Replicates per split", [200, 500, 1000, 2000], 500,
                                   key="cmp_nboot")
         boot, paired = view.bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
-    st.dataframe(auuc_display(summary, boot), width="stretch", key="cmp_table")
-    d = DEFINITIONS[definition]
+    relative = DEFINITIONS[definition].units == "relative"
+    least = 4 if relative else 1  # decimals: shares of an arm, or counts of responders
+    st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
-            if d.units == "relative" else "extra responders (a count)")
+            if relative else "extra responders (a count)")
     st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
                "higher is better. " + pooling_note(n_splits, bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines.")
     if paired is not None:
         st.markdown(f"**Against the reference** ({labels[reference]}) at {cutoff:.0%}")
-        st.dataframe(paired_display(paired, cutoff=cutoff, n_boot=n_boot), width="stretch",
-                     key="cmp_paired")
+        st.dataframe(paired_display(paired, cutoff=cutoff, n_boot=n_boot, least=least),
+                     width="stretch", key="cmp_paired")
 
     st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
     ranks = view.definition_ranks(ids, splits, cutoff)

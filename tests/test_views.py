@@ -91,3 +91,24 @@ def test_narrow_intervals_get_the_decimals_that_show_them():
     assert shown.loc["A", "95 % CI"] == "[-0.00007, 0.00004]"
     wide = paired.assign(difference=0.0123, ci_low=0.004, ci_high=0.02)
     assert views.paired_display(wide, cutoff=0.3).loc["A", "95 % CI"] == "[0.0040, 0.0200]"
+
+
+def test_counts_of_responders_are_not_shown_to_four_decimals():
+    # an absolute definition's AUUC counts responders (189.26...): least=1 shows one
+    # decimal, unless the spread needs more; shares of an arm keep four
+    import pandas as pd
+
+    summary = pd.DataFrame({"AUUC@30%": [189.26201, 144.73659], "sd@30%": [np.nan, np.nan]},
+                           index=pd.Index(["A", "Random targeting"], name="ranker"))
+    summary.attrs["n_splits"] = 1
+    assert views.auuc_display(summary, least=1).loc["A", "AUUC@30%"] == "189.3"
+    assert views.auuc_display(summary).loc["A", "AUUC@30%"] == "189.2620"
+    boot = pd.DataFrame({"ranker": ["A"], "cutoff": [0.3], "ci_low": [189.251],
+                         "ci_high": [189.262]})  # 0.011 wide: three decimals show it
+    shown = views.auuc_display(summary, boot, least=1)
+    assert shown.loc["A", "95 % CI @30%"] == "[189.251, 189.262]"
+    paired = pd.DataFrame({"ranker": ["A"], "reference": "R", "cutoff": [0.3],
+                           "difference": [44.5254], "ci_low": [30.11], "ci_high": [58.9],
+                           "p_value": [0.001], "verdict": ["better than R at 95 %"]})
+    assert views.paired_display(paired, cutoff=0.3, least=1).loc[
+        "A", "difference to reference"] == "44.5"

@@ -157,7 +157,9 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         html = comparison_report(
             f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
             srm=hygiene.srm_test(data.t), figures=figures,
-            auuc=auuc_display(summary, boot), paired=paired, ranks=ranks,
+            auuc=auuc_display(summary, boot, least=(
+                4 if DEFINITIONS[definition].units == "relative" else 1)),
+            paired=paired, ranks=ranks,
             depth=depth_display(depth), deciles=decile_parts,
             configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen}),
             notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}.",

@@ -57,7 +57,7 @@ def _interval(low, high, digits: int = 4) -> str:
 
 
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
-                 digits: int | None = None) -> pd.DataFrame:
+                 digits: int | None = None, least: int = 4) -> pd.DataFrame:
     """AUUC table for the screen and the report: one row per run (baselines kept), per
     cut-off the AUUC, its spread over splits and its bootstrap interval, as text.
 
@@ -68,7 +68,8 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     ``"0.0291 ± 0.0010"`` (mean ± sd over splits); the interval column ``"95 % CI @c"``
     appears only with ``boot`` ("—" for the baselines, which are not resampled).
     ``digits=None`` picks enough decimals for the narrowest interval or sd
-    (:func:`resolving_digits`, at least 4).
+    (:func:`resolving_digits`, at least ``least``: 4 for shares of an arm, 1 for counts of
+    responders under an absolute definition).
     """
     n_splits = summary.attrs.get("n_splits", 1)
     cols = [c for c in summary.columns if c.startswith("AUUC@")]
@@ -76,7 +77,7 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
         widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
         if n_splits > 1:
             widths += [v for c in summary.columns if c.startswith("sd@") for v in summary[c]]
-        digits = resolving_digits(widths)
+        digits = resolving_digits(widths, least=least)
     out = pd.DataFrame(index=summary.index.copy())
     out.index.name = "run"
     for col in cols:
@@ -95,16 +96,17 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
 
 
 def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = None,
-                   n_boot: int | None = None) -> pd.DataFrame:
+                   n_boot: int | None = None, least: int = 4) -> pd.DataFrame:
     """The paired tests at one cut-off for people: run as the index, the verdict first,
     then the AUUC difference to the reference, its interval and the p-value
     (:func:`~core.runs.takeaway.fmt_p`: a bootstrap p of 0 reads "p < 2/B" with ``n_boot``).
     The verdict calls the reference "the reference" (name it once, above the table).
-    ``digits=None`` picks enough decimals for the narrowest interval (:func:`resolving_digits`).
+    ``digits=None`` picks enough decimals for the narrowest interval (:func:`resolving_digits`,
+    at least ``least``, as in :func:`auuc_display`).
     """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
     if digits is None:
-        digits = resolving_digits(part["ci_high"] - part["ci_low"])
+        digits = resolving_digits(part["ci_high"] - part["ci_low"], least=least)
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
                 for v, ref in zip(part["verdict"], part["reference"])]
