@@ -198,7 +198,7 @@ def show_bias(res: SimResult) -> None:
     chart of mean estimates with their 95 % intervals."""
     st.subheader("Bias (Table 2)", help=GLOSSARY["Biased method"])
     counts = sorted(res.bias["n_users"].unique())
-    at = st.selectbox("At users", counts, counts.index(TABLE2_USERS)
+    at = st.selectbox("Users per experiment", counts, counts.index(TABLE2_USERS)
                       if TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n",
                       format_func="{:,}".format, help="Users per experiment of the table below.")
     table = res.bias[res.bias["n_users"] == at].set_index("method")
