@@ -83,6 +83,23 @@ GLOSSARY: dict[str, str] = {
     "Interleaving": "An online experiment that shows each user one list mixing the results of "
                     "rankers A and B, and credits each ranker with the outcomes of its items. "
                     "Needs far fewer users than an A/B test that splits users between A and B.",
+    "EPI-RCT / CBI-RCT": "Interleaving designs read with the randomised-trial estimator "
+                         "(Sato 2021, eq. 7: shown minus not-shown items of each list). EPI "
+                         "shows n items drawn with equal probability from both lists' items — "
+                         "unbiased; CBI lets the two lists add items in turn (Algorithm 1) — "
+                         "read this way it is biased when the lists overlap, which CBI-IPS "
+                         "corrects by weighting.",
+    "ATE": "Average treatment effect: the response rate of the treated minus that of the "
+           "control group over everyone in the test — the uplift of treating all.",
+    "IPW (inverse propensity weighting)": "Each row counts 1 / (the chance it got its arm), so "
+                                          "the randomised arms stand for everyone: the value of "
+                                          "a policy that gives other arms than the test did, "
+                                          "estimated from the test rows.",
+    "Wald interval": "The 95 % interval estimate ± 1.96 standard errors (normal "
+                     "approximation); used for the uplift of each decile.",
+    "Mallows model": "A distribution over rankings around a central one: a ranking d swaps "
+                     "away is e^(−θ·d) times less likely (Central-Mal, AG-Mal, IB-Mal: the "
+                     "Mallows baselines of the label ranking paper).",
     "CBI-IPS": "Causal balanced interleaving with inverse-propensity weighting (Sato 2021): "
                "unbiased for the difference of causal effects τA − τB.",
     "AB-total / AB-list": "A/B test estimates: AB-total compares all outcomes of the users who "
