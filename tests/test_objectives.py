@@ -395,6 +395,7 @@ def test_packed_sort_matches_stable_lexsort(rng):
             assert n >= PACKED_MIN_MEAN_ROWS * sizes.size  # the packed path
             plan = Plan(np.zeros(n), sizes, metric="pcg", k=None, method="binned", bins=256,
                         sigma=1.0)
+            plan._packed_faster = True  # no timing trials: the packed path whenever eligible
             expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
             for _ in range(2):  # packed first; then the bucket sort if the scores were tied
                 order, xs = plan._sort_compiled(x)
@@ -404,10 +405,40 @@ def test_packed_sort_matches_stable_lexsort(rng):
             assert plan._ties == (distinct < PACKED_MIN_DISTINCT * n)
     # the budget: near-ties everywhere need the bucket sort, a few are repaired in place
     plan = Plan(np.zeros(n), None, metric="pcg", k=None, method="binned", bins=256, sigma=1.0)
+    plan._packed_faster = True
     plan._sort_compiled(_near_tie_pairs(rng, n))
     assert plan._bucket is None
     plan._sort_compiled(1.0 + 1e-15 * rng.permutation(n))
     assert plan._bucket is not None
+
+
+def test_plan_times_both_sorts_then_keeps_the_faster_with_the_same_gradients(rng):
+    """numpy's sort is SIMD on some CPUs only: a plan of large queries times the packed and
+    the bucket sort on its first rounds of distinct scores (SORT_TRIALS each, alternating),
+    then keeps the faster; every round's gradients are those of a plan forced to either."""
+    pytest.importorskip("numba")
+    from core.objectives import _compiled as comp
+    from core.objectives._plan import SORT_TRIALS, Plan
+
+    if comp.backend() != "numba":
+        pytest.skip("the compiled back-end is off")
+    n = 6_000
+    rel = (rng.random(n) < 0.3).astype(float)
+    rounds = [rng.normal(size=n) for _ in range(2 * SORT_TRIALS + 2)]
+    plans = {}
+    for forced in (None, True, False):
+        plan = Plan(rel, None, metric="pcg", k=None, method="binned", bins=256, sigma=1.0)
+        plan._packed_faster = forced
+        plans[forced] = (plan, [plan.gradients(x) for x in rounds])
+    timed, got = plans[None]
+    assert [len(v) for v in timed._sort_times.values()] == [SORT_TRIALS, SORT_TRIALS]
+    assert timed._packed_faster == (min(timed._sort_times["packed"])
+                                    < min(timed._sort_times["bucket"]))
+    for forced in (True, False):
+        assert plans[forced][0]._sort_times == {"packed": [], "bucket": []}  # no trials
+        for (g, h), (g2, h2) in zip(got, plans[forced][1], strict=True):
+            np.testing.assert_array_equal(g, g2)
+            np.testing.assert_array_equal(h, h2)
 
 
 def test_auto_switches_to_binned_above_threshold(rng, backend):

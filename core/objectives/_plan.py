@@ -8,6 +8,7 @@ depends only on the labels and groups is computed once and reused across boostin
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any
 
@@ -37,6 +38,12 @@ PACKED_MIN_MEAN_ROWS = 2048
 #: among heavy ties (the first rounds of boosting) the bucket sort is faster (bench: 0.15 vs
 #: 0.34 s at 12M rows and 31 distinct scores; 0.58 vs 0.39 s when all are distinct).
 PACKED_MIN_DISTINCT = 0.03
+#: The packed sort leans on numpy's sort, SIMD (x86-simd-sort) on some CPUs and a plain
+#: introsort on others: 30k Hillstrom scores took 0.20 ms packed vs 0.41 ms bucket-sorted on
+#: one machine, 1.0 ms vs 0.2-0.36 ms on another (AMD EPYC, numpy 2.4).  So a plan times both
+#: on its first rounds of distinct scores, this many each (alternating), and keeps the
+#: faster; both give the same order, so the choice changes the time, never the gradients.
+SORT_TRIALS = 3
 _NO_WEIGHT = np.empty(0)  # the compiled kernels' "no row weights"
 
 #: Metrics whose λ-gradients take a cut-off ``k`` (the others use the whole list).
@@ -145,6 +152,8 @@ class Plan:
         self._buffers: tuple | None = None  # the sort's order, x[order] and packed keys
         self._bucket: np.ndarray | None = None  # the bucket sort's scratch
         self._ties = False  # the last sorted scores were mostly tied: bucket-sort the next
+        self._sort_times: dict[str, list[float]] = {"packed": [], "bucket": []}
+        self._packed_faster: bool | None = None  # decided after SORT_TRIALS rounds of each
 
     # ---- which kernel runs each query ------------------------------------------------------
     def _assign(self, method: str) -> None:
@@ -335,6 +344,9 @@ class Plan:
         scores were mostly tied (:data:`PACKED_MIN_DISTINCT`), for a query whose near-ties
         would cost too many repairs, and for every plan of small queries, in one call (a
         numpy sort per small query costs more than it saves).  Both give the same order.
+        Which one is faster depends on the CPU (numpy's sort is SIMD on some only): the plan
+        times both on its first rounds of distinct scores and keeps the faster
+        (:data:`SORT_TRIALS`).
         The buffers are the plan's, reused every round (fresh arrays of 14M rows page-fault
         on every call).
         """
@@ -347,7 +359,13 @@ class Plan:
             self._buffers = (np.empty(self.n, dtype=index), np.empty(self.n),
                              np.empty(self.n, dtype=np.uint64) if packed else None)
         order, xs, keys = self._buffers
-        if keys is None or self._ties:
+        packed = keys is not None and not self._ties and self._packed_faster is not False
+        trial = packed and self._packed_faster is None
+        if trial:  # time both (alternating) until each has SORT_TRIALS rounds
+            times = self._sort_times
+            packed = len(times["packed"]) <= len(times["bucket"])
+            start = time.perf_counter()
+        if not packed:
             nb.sort_queries(x, self.starts, self.sizes, order, xs, self._bucket_scratch())
         else:
             x = np.ascontiguousarray(x)
@@ -357,6 +375,10 @@ class Plan:
                 if not nb.unpack_sorted(keys, x, lo, m, order, xs, 8 * m + 1024):
                     nb.sort_queries(x, np.array([lo]), np.array([m]), order, xs,
                                     self._bucket_scratch())
+        if trial:
+            times["packed" if packed else "bucket"].append(time.perf_counter() - start)
+            if min(map(len, times.values())) >= SORT_TRIALS:
+                self._packed_faster = min(times["packed"]) < min(times["bucket"])
         if keys is not None:
             self._ties = nb.count_distinct(xs) < PACKED_MIN_DISTINCT * self.n
         return order, xs
