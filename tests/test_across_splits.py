@@ -475,10 +475,14 @@ def test_profit_without_responders_matches_profit_curve():
     with pytest.warns(UndefinedMetricWarning):
         expected = _profit_at_rows(y, t, s, _rows_at(np.linspace(0, 1, 5), n), cost=0.5,
                                    vpr=1.0)
+    calls = []
     with pytest.warns(UndefinedMetricWarning):
         res = profit_over_splits([TestSplit(y, t, {"r": s})], cost_per_treatment=0.5,
-                                 value_per_response=1.0, grid=5, n_boot=2)
+                                 value_per_response=1.0, grid=5, n_boot=2,
+                                 progress=lambda d, tot: calls.append((d, tot)))
     np.testing.assert_array_equal(res.per_split[0, 0], expected)
+    assert np.isnan(res.replicates).all()
+    assert calls == [(1, 2), (2, 2)]  # skipped replicates are reported too (a cancel is seen)
 
 
 # ----------------------------------------------------------------- row ids

@@ -164,6 +164,10 @@ def test_a_feature_picked_as_the_treatment_is_refused_with_a_clear_message():
                     control_value=int(frame["age"].iloc[0]))
     with pytest.raises(DataError, match="at most 20 arms"):
         check_arm_count(frame["age"], "age")
+    with pytest.raises(DataError, match="does not look like a treatment column"):  # two arms
+        read_ab_csv(_csv(frame), treatment="age", outcome="bought",
+                    treatment_value=int(frame["age"].iloc[0]),
+                    control_value=int(frame["age"].iloc[1]))
     arms = frame.assign(arm=np.arange(600) % MAX_ARMS)
     check_arm_count(arms["arm"], "arm")  # 20 arms: fine
     data = read_ab_csv(_csv(arms), treatment="arm", outcome="bought", all_arms=True,

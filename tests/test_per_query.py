@@ -203,7 +203,8 @@ def test_mid_ranks_are_scipys_average_ranks(backend, monkeypatch):
     for s in (rng.normal(size=5000),  # untied
               np.round(rng.normal(size=5000), 1),  # many ties
               np.array([0.0, -0.0, 1.0, -0.0, -np.inf, np.inf, 1.0]),  # ±0 tie, infinities
-              rng.integers(0, 3, 999).astype(np.float32), np.array([2.5])):
+              rng.integers(0, 3, 999).astype(np.float32), np.array([2.5]),
+              np.array([0, 200, 200, 7], dtype=np.uint8)):  # unsigned: no wrapped negation
         np.testing.assert_array_equal(mid_ranks(s), rankdata(s))
 
 

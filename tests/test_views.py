@@ -112,3 +112,9 @@ def test_counts_of_responders_are_not_shown_to_four_decimals():
                            "p_value": [0.001], "verdict": ["better than R at 95 %"]})
     assert views.paired_display(paired, cutoff=0.3, least=1).loc[
         "A", "difference to reference"] == "44.5"
+    # a small count keeps two significant digits (0.042 responders is not "0.0")
+    small = summary.assign(**{"AUUC@30%": [0.0421, 189.26201]})
+    assert views.auuc_display(small, least=1).loc["A", "AUUC@30%"] == "0.042"
+    assert views.paired_display(paired.assign(difference=0.0042, ci_low=-0.3, ci_high=0.3),
+                                cutoff=0.3, least=1).loc["A", "difference to reference"] \
+        == "0.0042"

@@ -4,7 +4,9 @@ arrays are passed unhashed (``_splits``) because the run ids already identify th
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -27,17 +29,50 @@ def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
     return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
 
 
-#: results of the computations with a progress bar kept, newest last (a few kB each)
+#: results of the computations with a progress bar kept, least recently used first out
 KEPT = 32
 
 
+class _Results:
+    """Results by key, shared by sessions: one computation per key at a time (a second
+    caller waits for it, as ``st.cache_data`` makes callers wait), the :data:`KEPT` most
+    recently used kept."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # guards ``results`` and ``locks``
+        self.locks: dict[tuple, threading.Lock] = {}
+        self.results: OrderedDict[tuple, object] = OrderedDict()
+
+    def get(self, key: tuple, compute):
+        """``results[key]``, computed by ``compute()`` (under the key's lock) if missing."""
+        with self.lock:
+            key_lock = self.locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self.lock:
+                if key in self.results:
+                    self.results.move_to_end(key)
+                    return self.results[key]
+            try:
+                value = compute()
+            except BaseException:  # a cancel (or a failure) stores nothing
+                with self.lock:
+                    self.locks.pop(key, None)
+                raise
+            with self.lock:
+                self.results[key] = value
+                while len(self.results) > KEPT:
+                    old, _ = self.results.popitem(last=False)
+                    self.locks.pop(old, None)
+            return value
+
+
 @st.cache_resource(show_spinner=False)
-def _store() -> dict:
+def _store() -> _Results:
     """Results of the bootstraps, by their inputs, shared by sessions.  Not
     ``st.cache_data``: the computation draws a progress bar on the page, and a cached
     function must not touch a container made outside it (its replay from the cache would
     fail)."""
-    return {}
+    return _Results()
 
 
 def _with_progress(key: tuple, compute, what: str | None):
@@ -45,10 +80,10 @@ def _with_progress(key: tuple, compute, what: str | None):
     while it runs: ``what``, the replicates done and the time left (minutes at millions of
     test rows).  ``what`` None: no bar (``progress`` None), for a computation started
     outside the page's script run (a download button's callback)."""
-    store = _store()
-    if key not in store and what is None:
-        store[key] = compute(None)
-    elif key not in store:
+    if what is None:
+        return _store().get(key, lambda: compute(None))
+
+    def with_bar():
         bar = st.empty()
         start = shown = time.perf_counter()
 
@@ -62,12 +97,11 @@ def _with_progress(key: tuple, compute, what: str | None):
             bar.progress(done / total, text=f"{what}: replicate {done:,} of {total:,}{left}")
 
         try:
-            store[key] = compute(progress)
+            return compute(progress)
         finally:
             bar.empty()
-        for old in list(store)[:-KEPT]:
-            store.pop(old, None)
-    return store[key]
+
+    return _store().get(key, with_bar)
 
 
 def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,

@@ -347,6 +347,7 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     """
     features = _check_mapping(df, treatment, outcome, features)
     warnings = list(warnings or [])
+    check_arm_count(df[treatment], treatment)  # two of 25 ages is no A/B test either
     t = _code_treatment(df[treatment], treatment, treatment_value, control_value, warnings)
     arms = ~np.isnan(t) | df[treatment].isna().to_numpy()
     y = np.full(len(df), np.nan)

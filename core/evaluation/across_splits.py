@@ -607,6 +607,8 @@ def profit_over_splits(
             if needs_responders and not w[responders].any():
                 replicates[b] = np.nan
                 done += 1
+                if progress is not None:  # may raise to cancel
+                    progress(done, total)
                 continue
             for j, (order, code, v_sorted, neg_sorted) in enumerate(ranked):
                 ws = w[order]

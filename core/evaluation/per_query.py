@@ -100,8 +100,10 @@ def mid_ranks(score: np.ndarray) -> np.ndarray:
     """Ascending 1-based ranks, ties sharing the mean of their ranks — the numbers of
     ``scipy.stats.rankdata(score)`` (``method="average"``) — from the shared ranking
     (:func:`~core.evaluation._kernel.ranking_order`: a radix sort with numba, 3× scipy's
-    argsort at 4M rows).  The rows at descending positions ``[a, b)`` (a tie run) hold the
-    ascending ranks ``n − b + 1 … n − a``, mean ``n − (a + b − 1)/2``."""
+    argsort at 4M rows), for finite scores (as float64).  The rows at descending positions
+    ``[a, b)`` (a tie run) hold the ascending ranks ``n − b + 1 … n − a``, mean
+    ``n − (a + b − 1)/2``."""
+    score = np.asarray(score, dtype=np.float64)  # negating an unsigned int would wrap
     n = score.shape[0]
     order, neg_sorted = ranking_order(score)
     ends = tie_run_ends(neg_sorted)

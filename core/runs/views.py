@@ -50,6 +50,18 @@ def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int 
     return int(min(max(need, least), most))
 
 
+def _shown_digits(values, widths, least: int) -> int:
+    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and with
+    ``least`` under 4 (counts of responders) enough for two significant digits of the
+    smallest non-zero value too, up to 4 (0.04 responders is not "0.0")."""
+    digits = resolving_digits(widths, least=least)
+    v = np.abs(np.asarray(list(values), dtype=float))
+    v = v[np.isfinite(v) & (v > 0)]
+    if least < 4 and v.size:
+        digits = max(digits, min(4, 1 - int(np.floor(np.log10(v.min())))))
+    return digits
+
+
 def _interval(low, high, digits: int = 4) -> str:
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return DASH
@@ -77,7 +89,7 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
         widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
         if n_splits > 1:
             widths += [v for c in summary.columns if c.startswith("sd@") for v in summary[c]]
-        digits = resolving_digits(widths, least=least)
+        digits = _shown_digits(summary[cols].to_numpy().ravel(), widths, least)
     out = pd.DataFrame(index=summary.index.copy())
     out.index.name = "run"
     for col in cols:
@@ -106,7 +118,7 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = 
     """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
     if digits is None:
-        digits = resolving_digits(part["ci_high"] - part["ci_low"], least=least)
+        digits = _shown_digits(part["difference"], part["ci_high"] - part["ci_low"], least)
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
                 for v, ref in zip(part["verdict"], part["reference"])]
@@ -261,7 +273,8 @@ def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
             "95 % CI of that profit": (
                 f"{fmt_number(get(row, 'profit_low'), 2)} to "
                 f"{fmt_number(get(row, 'profit_high'), 2)}"
-                if get(row, "profit_low") is not None else DASH),
+                if get(row, "profit_low") is not None and get(row, "profit_high") is not None
+                else DASH),
             "best depth, 95 % interval": (
                 f"{pct(get(row, 'depth_low'))} to {pct(get(row, 'depth_high'))}"
                 if get(row, "depth_low") is not None else DASH),
