@@ -111,6 +111,9 @@ st.subheader("Trained runs on this dataset")
 runs = runner.store.list(fingerprint=fingerprint)
 if runs:
     st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs")
+    st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "
+               "higher is better), mean over the run's test splits. Every definition and the "
+               "baselines are on the Compare page.")
     st.page_link("pages/compare.py", label="Compare these runs", icon=":material/compare:")
 else:
     st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")

@@ -72,19 +72,17 @@ def run_label(config) -> str:
 
 
 def run_table(runs, *, definition: str = "uplift_sep_rel"):
-    """One row per stored run: label, test AUUC (mean over splits) at 30 % and 100 %."""
+    """One row per stored run: label, test AUUC under ``definition`` (mean over splits) at
+    30 % and 100 %, when it was trained (UTC) and its id."""
     import pandas as pd
 
-    from core.evaluation.curves import DEFINITIONS
-
-    title = DEFINITIONS[definition].title.lower()  # e.g. "uplift curve, separate, relative"
     rows = []
     for run in runs:
         auuc = (run.result.get("metrics_mean", {}).get("auuc", {}).get(definition, {}))
         when = pd.Timestamp(run.created) if run.created else None
         rows.append({"run": run_label(run.config),
-                     f"test AUUC@30% ({title})": auuc.get("AUUC@30%"),
-                     f"test AUUC@100% ({title})": auuc.get("AUUC@100%"),
+                     "test AUUC@30%": auuc.get("AUUC@30%"),
+                     "test AUUC@100%": auuc.get("AUUC@100%"),
                      "trained": "" if when is None else (
                          when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo else "")),
                      "run id": run.config.run_id()})
