@@ -170,6 +170,8 @@ with common.guard("Comparing the runs"):
 
     st.subheader("Export")
     e1, e2, e3 = st.columns(3)
+    st.caption(f"Scores and model file of **{labels[which]}** (the run picked for the "
+               "decile chart above).")
     e1.download_button("Scores of this run, every split (CSV)", lambda: safe_csv_bytes(
         scores_frame(runs[which], split="all", data=data)), "uprank_scores.csv", "text/csv",
         key="cmp_dl_scores", on_click="ignore")

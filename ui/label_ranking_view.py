@@ -133,7 +133,8 @@ def prf_figure(prf: pd.DataFrame, features: str, metric: str = "f1") -> go.Figur
 def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Scatter(x=sweep["lam"], y=sweep["eps_dis"], mode="lines+markers",
                                hovertemplate="λ = %{x:g}: ε_dis %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(type="log", title="regularisation λ (log scale)", tickformat=".0e")
+    fig.update_xaxes(type="log", title="regularisation λ (log scale)", exponentformat="power",
+                     dtick=1)  # one tick per power of ten: 10⁻⁵, 10⁻⁴, …
     fig.update_layout(title="AMM-rank: disagreement error against λ (first fold)", height=320,
                       margin=dict(l=10, r=10, t=50, b=10),
                       yaxis_title="disagreement error ε_dis")
