@@ -70,7 +70,9 @@ with upload_tab:
                 mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv")
                 mapping["control_value"] = c6.selectbox("Control arm", codes, key="data_cv",
                                                         index=min(1, len(codes) - 1))
-            st.dataframe(head, height=180, key="data_peek")
+            # numbered as the messages number them ("data row 1" = the first under the header)
+            st.dataframe(head.set_axis(range(1, len(head) + 1)).rename_axis("data row"),
+                         height=180, key="data_peek")
             if st.button("Use this CSV", type="primary", key="data_use_csv"):
                 common.use_upload(content, upload.name, tuple(sorted(mapping.items())))
     if stored := {u.fingerprint: u for u in datasets.list_uploads()}:
