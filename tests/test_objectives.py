@@ -531,6 +531,25 @@ def test_objective_warm_start_matches_fresh_computation(rng, backend):
         preds = preds + np.round(rng.normal(scale=0.05, size=2500), 2)
 
 
+def test_labels_changed_in_place_between_rounds_give_a_new_plan(rng):
+    # LightGBM passes the same label object every round; the objective skips its set-up
+    # only while the values are the same (checked against a copy in the labels' dtype)
+    n = 3000
+    rel, _ = _uplift_labels(rng, n)
+    labels = rel.astype(np.float32)  # what Dataset.get_label() hands over
+    preds = rng.normal(size=n)
+    obj = lightgbm_objective("pcg")
+    first = obj(labels, preds)
+    assert obj(labels, preds)[0] is not first[0]  # computed again, same plan
+    np.testing.assert_array_equal(obj(labels, preds)[0], first[0])
+    before = labels.copy()
+    labels[:] = np.roll(labels, 7)  # changed in place: same object, new values
+    assert not np.array_equal(labels, before)
+    got = obj(labels, preds)
+    want = lambda_gradients(preds, labels.astype(np.float64), metric="pcg")
+    np.testing.assert_allclose(got[0], want[0], rtol=2.0**-24, atol=1e-30)
+
+
 def test_objective_copies_and_pickles_without_its_cached_plan(rng):
     import copy
     import pickle

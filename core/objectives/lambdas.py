@@ -240,7 +240,7 @@ class LambdaObjective:
         #: the labels and group objects of the last call and a copy of the group: LightGBM
         #: passes the same objects every round, and a round whose labels and group still hold
         #: the same values skips the set-up checks
-        self._last: tuple[Any, Any, Any] | None = None
+        self._last: tuple[Any, Any, Any, Any] | None = None  # labels, group, their copies
 
     def __deepcopy__(self, memo: dict) -> LambdaObjective:
         # LightGBM deep-copies its params (several times per ``train``): copy the options,
@@ -265,12 +265,13 @@ class LambdaObjective:
             labels, preds = first, second
         last = self._last
         if (last is not None and labels is last[0] and group is last[1]
-                and np.array_equal(labels, self._labels)
+                and np.array_equal(labels, last[3])  # unchanged in place (same dtype: cheap)
                 and (group is None or np.array_equal(group, last[2]))):
             plan = self._plan  # the previous round's labels and groups: no set-up checks
         else:
             plan = self._plan_for(np.asarray(labels, dtype=np.float64), group)
-            self._last = (labels, group, None if group is None else np.array(group))
+            self._last = (labels, group, None if group is None else np.array(group),
+                          np.array(labels))
         if weight is not None:
             weight = check_scores(weight, "weight", n=plan.n)
         return plan.gradients(check_scores(preds, "preds", n=plan.n), warm=True, weight=weight,
