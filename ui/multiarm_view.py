@@ -249,9 +249,10 @@ def qini_figure(predicted, band, singles, arms: list[str]) -> go.Figure:
                     line=dict(color="#4477AA", width=3))
     fig.add_scatter(x=predicted["spend"], y=predicted["gain"], name="predicted by the model",
                     line=dict(color="#888888", dash="dash"))
+    colors = arm_colors(arms[1:])  # each arm its colour of the other charts
     for (c, g), arm in zip(singles, arms[1:]):
         fig.add_scatter(x=[0, c], y=[0, g], mode="lines+markers", name=f"everyone: {arm}",
-                        line=dict(dash="dot"))
+                        line=dict(dash="dot", color=colors[arm]))
     fig.update_layout(title="Multi-armed Qini curve: gain against budget, one arm per customer",
                       xaxis_title="budget: mean cost per customer",
                       yaxis_title="gain: extra outcome per customer", height=420,
