@@ -243,9 +243,15 @@ def curve_figure(frame: pd.DataFrame, *, definition: str, x: str = "fraction",
     )
     fig.update_xaxes(tickformat=".0%" if x == "fraction" else ",",
                      hoverformat=".1%" if x == "fraction" else ",")
-    if x == "fraction":  # every 20 %, 100 % labelled too (autorange can end just short)
-        fig.update_xaxes(tick0=0, dtick=0.2, range=[-0.01, 1.01])
+    if x == "fraction":
+        _share_ticks(fig)
     return fig
+
+
+def _share_ticks(fig: go.Figure) -> None:
+    """A share-targeted axis labelled every 20 % up to 100 % (autorange can end just short
+    of 1 and drop the last label)."""
+    fig.update_xaxes(tickformat=".0%", tick0=0, dtick=0.2, range=[-0.01, 1.01])
 
 
 def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 3) -> go.Figure:
@@ -333,7 +339,7 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
     fig.update_layout(title=title or f"Test-set curves — {definition_title(definition)}",
                       height=440, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title=_value_label(definition), legend=dict(orientation="h", y=-0.2))
-    fig.update_xaxes(tickformat=".0%")
+    _share_ticks(fig)
     return fig
 
 
@@ -385,7 +391,7 @@ def profit_figure(frames: dict, *, colors: Mapping[str, str] | None = None,
     fig.update_layout(title=title, height=400, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title="incremental profit (value units)",
                       legend=dict(orientation="h", y=-0.2))
-    fig.update_xaxes(tickformat=".0%")
+    _share_ticks(fig)
     fig.update_yaxes(tickformat=",")
     return fig
 
