@@ -119,8 +119,11 @@ with common.guard("Comparing the runs"):
                          key="cmp_pndcg_map", format_func={
                              "rank": "score quantile (compares orderings)",
                              "platt": "Platt calibration (confidence)"}.get)
-        st.dataframe(view.ranking_metrics(ids, splits, p_map), width="stretch", key="cmp_pndcg")
+        pndcg = view.ranking_metrics(ids, splits, p_map)
+        st.dataframe(pndcg, width="stretch", key="cmp_pndcg")
         st.caption(GLOSSARY["P-nDCG"] + " " + PNDCG_NOTE[p_map])
+        st.download_button("P-nDCG table (CSV)", safe_csv_bytes(pndcg, index=True),
+                           f"uprank_pndcg_{p_map}.csv", "text/csv", key="cmp_pndcg_csv")
 
     st.subheader("What is the targeting depth worth?")
     v1, v2, v3 = st.columns(3)

@@ -135,7 +135,7 @@ def ranking_metrics(ids: tuple, _splits, probability: str):
     table = over.ranking_metrics_over_splits(_splits, probability=probability).round(4)
     if len(_splits) == 1:  # no spread across one split: no column of blanks
         table = table.drop(columns=[c for c in table.columns if c.startswith("sd ")])
-    return table
+    return table.rename_axis("run")
 
 
 def profit(ids: tuple, splits, cost: float, econ_key: tuple, value_per_response):
