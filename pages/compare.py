@@ -14,6 +14,7 @@ from core.runs.views import (
     bands_frame,
     depth_display,
     display_labels,
+    least_decimals,
     paired_display,
     ranks_display,
     scores_frame,
@@ -91,11 +92,10 @@ with common.guard("Comparing the runs"):
         n_boot = st.select_slider("Replicates per split", [200, 500, 1000, 2000], 500,
                                   key="cmp_nboot")
         boot, paired = view.bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
-    relative = DEFINITIONS[definition].units == "relative"
-    least = 4 if relative else 1  # decimals: shares of an arm, or counts of responders
+    least = least_decimals(definition)  # shares of an arm, or counts of responders
     st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
-            if relative else "extra responders (a count)")
+            if DEFINITIONS[definition].units == "relative" else "extra responders (a count)")
     st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
                "higher is better. " + pooling_note(n_splits, bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines.")

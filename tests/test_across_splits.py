@@ -373,6 +373,21 @@ def test_counted_profit_is_the_profit_of_the_repeated_rows(ties):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_profit_of_a_split_with_one_arm_is_nan_with_its_replicates(path, monkeypatch):
+    # no control rows: no incremental value at any depth (as _profit_at says), in every
+    # resample too (an arm-stratified resample keeps the arms)
+    if path == "numpy":
+        monkeypatch.setattr(_kernel, "_compiled", None)
+    rng = np.random.default_rng(21)
+    n = 60
+    y, t = (rng.random(n) < 0.4).astype(np.int8), np.ones(n, dtype=np.int8)
+    split = TestSplit(y, t, {"r": rng.normal(size=n)}, value=rng.gamma(2.0, 1.0, n))
+    for kw in ({"value_per_response": 2.0}, {}):
+        res = profit_over_splits([split], cost_per_treatment=0.1, grid=11, n_boot=4, **kw)
+        assert np.isnan(res.per_split).all() and np.isnan(res.replicates).all()
+
+
 def test_profit_replicates_over_splits_pool_spawned_streams():
     splits = sim_splits(110, (60, 70, 65))
     n_boot, seed, cost, vpr = 8, 4, 0.2, 2.0

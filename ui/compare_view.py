@@ -172,7 +172,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
     from core.evaluation.across_splits import pooling_note
     from core.evaluation.curves import DEFINITIONS
     from core.runs.report import comparison_report, config_table, takeaway
-    from core.runs.views import auuc_display, depth_display
+    from core.runs.views import auuc_display, depth_display, least_decimals
     from ui.charts import decile_figure
 
     def build() -> bytes:
@@ -191,8 +191,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         html = comparison_report(
             f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
             srm=hygiene.srm_test(data.t), figures=figures,
-            auuc=auuc_display(summary, boot, least=(
-                4 if DEFINITIONS[definition].units == "relative" else 1)),
+            auuc=auuc_display(summary, boot, least=least_decimals(definition)),
             paired=paired, ranks=ranks,
             depth=depth_display(depth), deciles=decile_parts,
             configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen}),

@@ -270,7 +270,7 @@ def _close_run(out, k, j, lo, c_lo, hi, c_hi):
         if k[j] < hi:
             frac = (k[j] - lo) / (hi - lo)
             out[j] = c_lo + frac * (c_hi - c_lo)
-        else:
+        else:  # cumulative_at's lo + frac·(hi − lo) at a run's end: −0.0 becomes +0.0
             out[j] = c_hi + 0.0 * (c_hi - c_hi)
         j += 1
     return j

@@ -603,8 +603,9 @@ def profit_over_splits(
                 ranked.append((order, (2 * t_sorted).astype(np.int8), v_sorted, neg_sorted))
         out = np.empty(n + 1)  # the resampled incremental values, one ranking at a time
         responders = np.flatnonzero(y)
+        both_arms = bool(t.any()) and not bool(t.all())  # kept by every stratified resample
         for b, w in enumerate(_stratified_counts(t, n_boot, as_generator(stream))):
-            if needs_responders and not w[responders].any():
+            if not both_arms or (needs_responders and not w[responders].any()):
                 replicates[b] = np.nan
                 done += 1
                 if progress is not None:  # may raise to cancel

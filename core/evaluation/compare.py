@@ -123,7 +123,8 @@ def _stratified_counts(
     Per replicate: the treated rows' counts are the bincount of ``|T|`` uniform draws among
     the treated rows (a Multinomial(|T|, 1/|T|) vector), then the same for the control rows,
     in that order from ``rng``.  uint8 (:func:`~core.evaluation._kernel.add_draws`), or int64
-    in the (practically impossible beyond tiny arms) case of a row drawn over 255 times.
+    if a row is drawn over 255 times (impossible in an arm of ≤ 255 rows, astronomically
+    unlikely in a larger one).
     Shared by :func:`bootstrap_auuc`, :func:`~core.evaluation.across_splits.profit_over_splits`
     and their brute-force tests.
     """

@@ -188,14 +188,12 @@ def _profit_counted(code: np.ndarray, v_sorted: np.ndarray | None, scale: float,
     outcome (``v_sorted`` None, ``code = 2·t + y``: a value per response ``scale``), read by
     one compiled pass over the rows and their counts
     (:func:`~core.evaluation._kernel.joint_values`) into ``out`` (``Σ counts + 1`` floats,
-    reused between calls).  Agrees with :func:`_profit_at` on the repeated rows to rounding.
-    None without numba: the caller then repeats the rows.
+    reused between calls).  Agrees with :func:`_profit_at` on the repeated rows to rounding
+    when both arms have rows (the caller checks that once: an arm-stratified resample keeps
+    them).  None without numba: the caller then repeats the rows.
     """
     if not joint_values(code, counts, v_sorted, neg_sorted, ties, 2, 0.0, 0.0, out):
         return None
-    treated = code >= 2
-    if not (treated.any() and not treated.all()):  # an arm is empty in every resample too
-        return np.full(ks.shape[0], np.nan)
     return scale * out[ks] - ks.astype(np.float64) * cost
 
 

@@ -379,7 +379,7 @@ class Plan:
             times["packed" if packed else "bucket"].append(time.perf_counter() - start)
             if min(map(len, times.values())) >= SORT_TRIALS:
                 self._packed_faster = min(times["packed"]) < min(times["bucket"])
-        if keys is not None:
+        if keys is not None and self._packed_faster is not False:  # packed may still run
             self._ties = nb.count_distinct(xs) < PACKED_MIN_DISTINCT * self.n
         return order, xs
 

@@ -14,8 +14,8 @@ from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
 __all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
-           "paired_display", "ranks_display",
-           "scores_frame", "split_curves", "test_scores", "test_splits"]
+           "least_decimals", "paired_display", "ranks_display", "scores_frame", "split_curves",
+           "test_scores", "test_splits"]
 
 
 
@@ -48,6 +48,12 @@ def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int 
         return least
     need = significant - 1 - int(np.floor(np.log10(w.min())))
     return int(min(max(need, least), most))
+
+
+def least_decimals(definition: str) -> int:
+    """Fewest decimals for a definition's AUUCs: 4 for shares of an arm (relative), 1 for
+    counts of responders (absolute)."""
+    return 4 if DEFINITIONS[definition].units == "relative" else 1
 
 
 def _shown_digits(values, widths, least: int) -> int:
@@ -243,7 +249,7 @@ def ranks_display(ranks: pd.DataFrame, names: Mapping[str, str] | None = None) -
     for run in runs:
         cells = []
         for d, value, rank in zip(ranks.index, ranks[f"AUUC {run}"], ranks[f"rank {run}"]):
-            digits = 4 if DEFINITIONS[d].units == "relative" else 1
+            digits = least_decimals(d)
             cells.append(DASH if not np.isfinite(value) else
                          f"{fmt_number(value, digits)} (rank {int(rank)})")
         out[names.get(run, run)] = cells
