@@ -335,6 +335,10 @@ def test_numpy_backend_without_numba(monkeypatch):
 
 
 def test_compiled_sort_matches_stable_lexsort(rng):
+    """The bucket sort gives the stable order (score descending, ties by row order) from any
+    start: row order, the answer, shuffled, reversed, a nearby ranking (the last round's);
+    a start too far from the order (past the repair budget) is sorted again from row order."""
+    pytest.importorskip("numba")
     from core.objectives import _numba as _lambda_numba
 
     n = 4000
@@ -352,13 +356,25 @@ def test_compiled_sort_matches_stable_lexsort(rng):
         for sizes in ([n], [1, 999, 2000, 1000], [1] * 10 + [n - 10]):
             sizes = np.array(sizes)
             starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
+            qid = np.repeat(np.arange(sizes.size), sizes)
+            starts_ = [  # where the sort starts: any permutation of each query's rows
+                np.arange(n),  # row order (a plan's first round)
+                expected,  # the answer
+                expected[np.lexsort((rng.random(n), qid))],  # shuffled within queries
+                np.lexsort((np.arange(n)[::-1], qid)),  # reversed rows
+                np.lexsort((-(x + 0.01 * rng.normal(size=n)), qid)),  # a nearby ranking
+            ]
             for index in (np.int32, np.intp):
-                order, xs = np.empty(n, dtype=index), np.empty(n)
-                _lambda_numba.sort_queries(x, starts, sizes, order, xs,
-                                           np.empty(2 * n + 1, dtype=index))
-                expected = np.lexsort((-x, np.repeat(np.arange(sizes.size), sizes)))
-                np.testing.assert_array_equal(order, expected)
-                np.testing.assert_array_equal(xs, x[expected])
+                for prev in starts_:
+                    prev = prev.astype(index)
+                    kept = prev.copy()
+                    order, xs = np.empty(n, dtype=index), np.empty(n)
+                    _lambda_numba.sort_queries(x, starts, sizes, prev, order, xs,
+                                               np.empty(2 * n + 1, dtype=index))
+                    np.testing.assert_array_equal(order, expected)
+                    np.testing.assert_array_equal(xs, x[expected])
+                    np.testing.assert_array_equal(prev, kept)  # read, not written
 
 
 def _near_tie_pairs(rng, n):

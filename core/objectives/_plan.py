@@ -149,7 +149,9 @@ class Plan:
         self._specs: list | None = None  # compiled back-end: per binned query, on first use
         # compiled back-end, set on first use (_compiled_setup, _sort_compiled)
         self._scratch = self._exact_slots = None
-        self._buffers: tuple | None = None  # the sort's order, x[order] and packed keys
+        #: the sort's order, the previous round's (the bucket sort's start), x[order] and
+        #: packed keys
+        self._buffers: tuple | None = None
         self._bucket: np.ndarray | None = None  # the bucket sort's scratch
         self._ties = False  # the last sorted scores were mostly tied: bucket-sort the next
         self._sort_times: dict[str, list[float]] = {"packed": [], "bucket": []}
@@ -233,7 +235,7 @@ class Plan:
         compiled back-end reuses the plan's sort buffers between calls.
         """
         x = scores * self.sigma if self.sigma != 1.0 else scores
-        if _comp.backend() == "numba":  # its bucket sort needs no warm start
+        if _comp.backend() == "numba":  # its bucket sort always starts from the last order
             return self._gradients_compiled(x, weight, dtype)
         order = self._sort(x, warm)
         xs, rel_s, gain_s = x[order], self.rel[order], self.gain[order]
@@ -334,7 +336,8 @@ class Plan:
         ) if qs.size else np.empty(0, dtype=np.intp)
 
     def _sort_compiled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_sort` by compiled code (no warm start needed), and ``x[order]``.
+        """:meth:`_sort` by compiled code, and ``x[order]``; the previous call's order is the
+        bucket sort's start (exact from any start, faster from a near one).
 
         Plans of large queries (:data:`PACKED_MIN_MEAN_ROWS` rows on average) pack each score
         with its row index into a uint64 key and sort the keys with numpy's (SIMD) sort,
@@ -348,7 +351,7 @@ class Plan:
         times both on its first rounds of distinct scores and keeps the faster
         (:data:`SORT_TRIALS`).
         The buffers are the plan's, reused every round (fresh arrays of 14M rows page-fault
-        on every call).
+        on every call): two order arrays take turns, this round's and the previous one's.
         """
         if x.dtype != np.float64:  # the packed keys read the float64 bits
             raise TypeError(f"scores must be float64 (check_scores); got {x.dtype}.")
@@ -356,9 +359,11 @@ class Plan:
         if self._buffers is None:
             index = np.int32 if self.n < 2**31 - 1 else np.intp  # less memory to touch
             packed = self.n >= PACKED_MIN_MEAN_ROWS * self.sizes.size
-            self._buffers = (np.empty(self.n, dtype=index), np.empty(self.n),
+            self._buffers = (np.empty(self.n, dtype=index), np.arange(self.n, dtype=index),
+                             np.empty(self.n),
                              np.empty(self.n, dtype=np.uint64) if packed else None)
-        order, xs, keys = self._buffers
+        order, prev, xs, keys = self._buffers
+        self._buffers = (prev, order, xs, keys)  # this round's order: the next one's start
         packed = keys is not None and not self._ties and self._packed_faster is not False
         trial = packed and self._packed_faster is None
         if trial:  # time both (alternating) until each has SORT_TRIALS rounds
@@ -366,14 +371,15 @@ class Plan:
             packed = len(times["packed"]) <= len(times["bucket"])
             start = time.perf_counter()
         if not packed:
-            nb.sort_queries(x, self.starts, self.sizes, order, xs, self._bucket_scratch())
+            nb.sort_queries(x, self.starts, self.sizes, prev, order, xs,
+                            self._bucket_scratch())
         else:
             x = np.ascontiguousarray(x)
             nb.pack_scores(x.view(np.uint64), self.starts, self.sizes, keys)
             for lo, m in zip(self.starts.tolist(), self.sizes.tolist(), strict=True):
                 keys[lo:lo + m].sort()
                 if not nb.unpack_sorted(keys, x, lo, m, order, xs, 8 * m + 1024):
-                    nb.sort_queries(x, np.array([lo]), np.array([m]), order, xs,
+                    nb.sort_queries(x, np.array([lo]), np.array([m]), prev, order, xs,
                                     self._bucket_scratch())
         if trial:
             times["packed" if packed else "bucket"].append(time.perf_counter() - start)

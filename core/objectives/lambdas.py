@@ -226,8 +226,8 @@ class LambdaObjective:
     does).  The gradient and hessian come back as float32, the precision LightGBM keeps
     them in (computed in float64 and rounded once; LightGBM would otherwise convert a
     float64 copy every round).  The label-dependent set-up is cached between boosting
-    rounds; with the numpy back-end the previous round's ranking also warm-starts the sort
-    (the compiled back-end's bucket sort needs none).
+    rounds, and the previous round's ranking starts the next round's sort (near-linear:
+    between two rounds of boosting few rows change places).
     """
 
     def __init__(self, metric: str, *, group_sizes: Any = None, k: int | float | None = None,
