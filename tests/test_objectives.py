@@ -377,6 +377,26 @@ def test_compiled_sort_matches_stable_lexsort(rng):
                     np.testing.assert_array_equal(prev, kept)  # read, not written
 
 
+
+def test_compiled_sort_of_a_query_past_the_warm_start_limit(rng):
+    """Queries over WARM_MAX_ROWS rows sort from row order (their scores in a previous
+    ranking's order would be read from random rows): the same stable order from any start."""
+    pytest.importorskip("numba")
+    from core.objectives import _numba as _lambda_numba
+
+    big = _lambda_numba.WARM_MAX_ROWS + 1
+    sizes = np.array([1_000, big])
+    n = int(sizes.sum())
+    x = np.round(rng.normal(size=n), 3)  # ties
+    starts = np.array([0, 1_000])
+    expected = np.lexsort((-x, np.repeat([0, 1], sizes)))
+    for prev in (np.arange(n), expected):
+        order, xs = np.empty(n, dtype=np.int32), np.empty(n)
+        _lambda_numba.sort_queries(x, starts, sizes, prev.astype(np.int32), order, xs,
+                                   np.empty(2 * n + 1, dtype=np.int32))
+        np.testing.assert_array_equal(order, expected)
+        np.testing.assert_array_equal(xs, x[expected])
+
 def _near_tie_pairs(rng, n):
     """Normal scores where every 200th row is followed by one a few ulps higher (same key)."""
     x = rng.normal(size=n)
