@@ -410,10 +410,12 @@ def exact_queries(starts, sizes, scale, x, rel, gain, w_ok, w_inv, split, lam, c
 
 @numba.njit(**_JIT)
 def _insert(xs, order, first, j, v, r):
-    """Stable insertion step: slot ``j`` gets score ``v`` of row ``r``, moved above the lower
-    scores of the sorted slots ``[first, j)``; returns how many slots moved down."""
+    """Insertion step by the rank order (score descending, then row ascending): slot ``j``
+    gets score ``v`` of row ``r``, moved above the sorted slots ``[first, j)`` that rank
+    below it; returns how many slots moved down.  Right for slots filled in any order (a
+    stable fill never moves a tie)."""
     i = j - 1
-    while i >= first and xs[i] < v:
+    while i >= first and (xs[i] < v or (xs[i] == v and order[i] > r)):
         xs[i + 1] = xs[i]
         order[i + 1] = order[i]
         i -= 1
@@ -427,20 +429,6 @@ def _insert(xs, order, first, j, v, r):
 #: (random rows) cost more than it saved: 0.35–0.6 s instead of 0.12–0.22 s per round from row
 #: order on a 12M-row query of tie-heavy scores.
 WARM_MAX_ROWS = 1 << 19
-
-
-@numba.njit(**_JIT)
-def _insert_ranked(xs, order, first, j, v, r):
-    """:func:`_insert` by the full rank order (score descending, then row ascending), for
-    slots filled in any order; returns how many slots moved down."""
-    i = j - 1
-    while i >= first and (xs[i] < v or (xs[i] == v and order[i] > r)):
-        xs[i + 1] = xs[i]
-        order[i + 1] = order[i]
-        i -= 1
-    xs[i + 1] = v
-    order[i + 1] = r
-    return j - 1 - i
 
 
 @numba.njit(**_JIT)
@@ -541,7 +529,7 @@ def sort_queries(x, starts, sizes, prev, order, xs, bucket):
                 r = oq[j]
                 u = sq[j - 1]
                 if u < v or (u == v and oq[j - 1] > r):  # rare: a branch predicted right
-                    moves += _insert_ranked(sq, oq, 0, j, v, r)
+                    moves += _insert(sq, oq, 0, j, v, r)
                     if moves > budget:
                         break
             if moves <= budget:
