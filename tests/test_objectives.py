@@ -448,6 +448,35 @@ def test_packed_sort_matches_stable_lexsort(rng):
     assert plan._bucket is not None
 
 
+def test_plan_bucket_sort_from_the_last_round_stays_exact_over_rounds(rng):
+    """The plan's bucket sort starts each round from the previous round's order (its two order
+    buffers take turns): over boosting-like rounds — small moves, a tie that splits, scores
+    reversed, all tied, back to distinct — every round's order is the stable lexsort one."""
+    pytest.importorskip("numba")
+    from core.objectives._plan import Plan
+
+    n = 5_000
+    leaf = rng.integers(0, 31, n)
+    x = np.zeros(n)
+    rounds = []
+    for r in range(12):  # boosting: every row moves by its leaf's value
+        x = x + 0.05 * rng.normal(size=31)[leaf if r % 3 else rng.integers(0, 31, n)]
+        rounds.append(x.copy())
+    rounds += [-rounds[-1], np.zeros(n), rng.normal(size=n), np.round(rng.normal(size=n), 1)]
+    for sizes in ([n], [1, 1_999, 3_000]):
+        plan = Plan(np.zeros(n), np.array(sizes), metric="pcg", k=None, method="binned",
+                    bins=256, sigma=1.0)
+        plan._packed_faster = False  # the bucket sort every round
+        qid = np.repeat(np.arange(len(sizes)), sizes)
+        seen = []
+        for x in rounds:
+            order, xs = plan._sort_compiled(x)
+            expected = np.lexsort((-x, qid))
+            np.testing.assert_array_equal(order, expected)
+            np.testing.assert_array_equal(xs, x[expected])
+            seen.append(order)
+        assert seen[-1] is seen[-3] and seen[-2] is not seen[-1]  # two buffers take turns
+
 def test_plan_times_both_sorts_then_keeps_the_faster_with_the_same_gradients(rng):
     """numpy's sort is SIMD on some CPUs only: a plan of large queries times the packed and
     the bucket sort on its first rounds of distinct scores (SORT_TRIALS each, alternating),

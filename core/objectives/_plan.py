@@ -363,7 +363,6 @@ class Plan:
                              np.empty(self.n),
                              np.empty(self.n, dtype=np.uint64) if packed else None)
         order, prev, xs, keys = self._buffers
-        self._buffers = (prev, order, xs, keys)  # this round's order: the next one's start
         packed = keys is not None and not self._ties and self._packed_faster is not False
         trial = packed and self._packed_faster is None
         if trial:  # time both (alternating) until each has SORT_TRIALS rounds
@@ -387,6 +386,9 @@ class Plan:
                 self._packed_faster = min(times["packed"]) < min(times["bucket"])
         if keys is not None and self._packed_faster is not False:  # packed may still run
             self._ties = nb.count_distinct(xs) < PACKED_MIN_DISTINCT * self.n
+        # this round's order starts the next round's sort; swapped only once complete, so
+        # the start is always a whole ranking (a partial one would lose rows)
+        self._buffers = (prev, order, xs, keys)
         return order, xs
 
     def _bucket_scratch(self) -> np.ndarray:
