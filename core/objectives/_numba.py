@@ -435,19 +435,24 @@ WARM_MAX_ROWS = 1 << 19
 
 
 @numba.njit(**_JIT)
-def _fill_buckets(x, top, span, rows, from_rows, first_row, order, xs, count, key):
+def _fill_buckets(x, top, bottom, rows, from_rows, first_row, order, xs, count, key):
     """Counting sort of one query's rows into equal-width buckets, one per two rows, taken
     in the order of ``rows`` (``from_rows``) or in row order (stable; ``x`` is then the
     query's own slice, its first row ``first_row``); ``order`` and ``xs`` are the query's
-    slices; returns the number of buckets (``count[k]``
-    then ends bucket ``k``; ``key`` holds each row's bucket).  A row's bucket is
-    ``⌊(top − x)·(buckets / span)⌋`` (divided instead when the reciprocal overflows):
+    slices; returns the number of buckets (``count[k]`` then ends bucket ``k``; ``key``
+    holds each row's bucket).  A row's bucket is
+    ``⌊(top − x)·(buckets / span)⌋`` (``span = top − bottom``; divided instead when the
+    reciprocal overflows, and by half-scores when the span itself does, past ±1.8e308):
     monotone in ``x``, which is all the sort needs.  Every index is relative to the query's
     slices (0-based loops compile to tighter code than offset ones, ~25 % here)."""
     m = order.size
     n_buckets = max(m // 2, 1)
+    span = top - bottom
+    halves = not span < np.inf  # scores near ±1.8e308: ``top − x`` overflows, half of it not
+    if halves:
+        span = 0.5 * top - 0.5 * bottom
     scale = n_buckets / span
-    finite = scale < np.inf  # a subnormal span overflows the reciprocal
+    finite = scale < np.inf and not halves  # a subnormal span overflows the reciprocal
     for k in range(n_buckets + 1):
         count[k] = 0
     top_bucket = n_buckets - 1
@@ -458,7 +463,8 @@ def _fill_buckets(x, top, span, rows, from_rows, first_row, order, xs, count, ke
             count[k + 1] += 1
     else:
         for i in range(m):
-            gap = top - x[rows[i] if from_rows else i]
+            v = x[rows[i] if from_rows else i]
+            gap = 0.5 * top - 0.5 * v if halves else top - v
             k = min(int(gap * scale if finite else gap / span * n_buckets), top_bucket)
             key[i] = k
             count[k + 1] += 1
@@ -522,9 +528,8 @@ def sort_queries(x, starts, sizes, prev, order, xs, bucket):
                 oq[i] = lo + i
                 sq[i] = xq[i]
             continue
-        span = top - bottom
         if m <= WARM_MAX_ROWS:
-            _fill_buckets(x, top, span, prev[lo:hi], True, lo, oq, sq, count, key)
+            _fill_buckets(x, top, bottom, prev[lo:hi], True, lo, oq, sq, count, key)
             budget = 8 * m + 1024
             moves = 0
             for j in range(1, m):
@@ -538,7 +543,7 @@ def sort_queries(x, starts, sizes, prev, order, xs, bucket):
             if moves <= budget:
                 continue
         # a large query, or far from ``prev``: buckets filled in row order, each sorted
-        n_buckets = _fill_buckets(xq, top, span, prev[lo:hi], False, lo, oq, sq, count, key)
+        n_buckets = _fill_buckets(xq, top, bottom, prev[lo:hi], False, lo, oq, sq, count, key)
         first = 0  # count[k] now ends bucket k
         for k in range(n_buckets):
             last = count[k]

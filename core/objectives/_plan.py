@@ -234,7 +234,13 @@ class Plan:
         objective returning float32 spares LightGBM a converted copy).  Not thread-safe: the
         compiled back-end reuses the plan's sort buffers between calls.
         """
-        x = scores * self.sigma if self.sigma != 1.0 else scores
+        with np.errstate(over="ignore"):  # refused below
+            x = scores * self.sigma if self.sigma != 1.0 else scores
+        if self.sigma > 1.0 and not np.isfinite(x).all():
+            raise ValueError(
+                f"scores times sigma={self.sigma:g} overflow float64 (largest |score| "
+                f"{np.abs(scores).max():.3g}); lower sigma or the learning rate."
+            )
         if _comp.backend() == "numba":  # its bucket sort always starts from the last order
             return self._gradients_compiled(x, weight, dtype)
         order = self._sort(x, warm)
