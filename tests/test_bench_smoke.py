@@ -209,3 +209,30 @@ def test_objective_bench_reports_the_fastest_of_its_repeats(shared_data, capsys,
     timed = [float(line.split()[-2]) for line in runs]
     floor = next(line for line in out.out.splitlines() if line.startswith("| floor"))
     assert float(floor.split("|")[5]) == min(timed[0], timed[8])  # first run of each round
+
+
+def test_objective_decomposition_replays_the_same_trees(rng, monkeypatch):
+    """--decompose: LightGBM on PCG's recorded gradients builds the PCG training's trees, and
+    the objective alone is timed on the recorded scores, once per round."""
+    pytest.importorskip("numba")
+    from bench import objective_speed
+
+    x = rng.normal(size=(2_000, 4))
+    rel = (rng.random(2_000) < 0.2).astype(float)
+    base = {"metric": "None", "verbose": -1, "num_threads": 1, "learning_rate": 0.1,
+            "num_leaves": 7, "deterministic": True, "seed": 0}
+    boosters = []
+    real = objective_speed.train
+
+    def keep(params, xx, label, group, trees):
+        out = real(params, xx, label, group, trees)
+        boosters.append((params["objective"], out[1]))
+        return out
+
+    monkeypatch.setattr(objective_speed, "train", keep)
+    ms = objective_speed.decompose(x, rel, base, trees=4, repeats=2)
+    assert set(ms) == {"floor", "lightgbm", "objective"} and all(v > 0 for v in ms.values())
+    recorded, *rest = boosters  # the PCG training, then (floor, replay) per repeat
+    assert len(rest) == 4
+    for _, booster in rest[1::2]:  # the replays: the PCG training's trees
+        np.testing.assert_array_equal(booster.predict(x), recorded[1].predict(x))
