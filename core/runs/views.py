@@ -270,24 +270,24 @@ def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
         return None if value is None or (isinstance(value, float) and np.isnan(value)) \
             else value
 
+    def money(v):
+        return fmt_number(v, 2)
+
+    def between(row, low, high, fmt):  # "a to b": read aloud, unlike "[a, b]"
+        lo, hi = get(row, low), get(row, high)
+        return DASH if lo is None or hi is None else f"{fmt(lo)} to {fmt(hi)}"
+
     rows = {}
     for name, row in summary.iterrows():
         rows[name] = {
             "best depth": pct(get(row, "best_fraction")),
             "rows targeted": fmt_number(get(row, "best_targeted"), 0),
-            "profit at best depth": fmt_number(get(row, "best_profit"), 2),
-            "95 % CI of that profit": (
-                f"{fmt_number(get(row, 'profit_low'), 2)} to "
-                f"{fmt_number(get(row, 'profit_high'), 2)}"
-                if get(row, "profit_low") is not None and get(row, "profit_high") is not None
-                else DASH),
-            "best depth, 95 % interval": (
-                f"{pct(get(row, 'depth_low'))} to {pct(get(row, 'depth_high'))}"
-                if get(row, "depth_low") is not None else DASH),
-            "statistically equivalent depths": (
-                f"{pct(get(row, 'equivalent_low'))} to {pct(get(row, 'equivalent_high'))}"
-                if get(row, "equivalent_low") is not None else DASH),
-            "profit if everyone is treated": fmt_number(get(row, "profit_all"), 2),
+            "profit at best depth": money(get(row, "best_profit")),
+            "95 % CI of that profit": between(row, "profit_low", "profit_high", money),
+            "best depth, 95 % interval": between(row, "depth_low", "depth_high", pct),
+            "statistically equivalent depths": between(row, "equivalent_low",
+                                                       "equivalent_high", pct),
+            "profit if everyone is treated": money(get(row, "profit_all")),
         }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "run"
