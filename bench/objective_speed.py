@@ -174,23 +174,6 @@ def profile_rounds(x: np.ndarray, rel: np.ndarray, base: dict, trees: int) -> di
     return out
 
 
-class _Dataset:
-    """The two things a LightGBM custom objective reads from its ``Dataset``."""
-
-    def __init__(self, label: np.ndarray) -> None:
-        self._label = np.asarray(label, dtype=np.float32)  # as LightGBM stores it
-        self._group = np.array([label.size])
-
-    def get_label(self) -> np.ndarray:
-        return self._label
-
-    def get_group(self) -> np.ndarray:
-        return self._group
-
-    def get_weight(self) -> None:
-        return None
-
-
 def decompose(x: np.ndarray, label: np.ndarray, base: dict, trees: int,
               repeats: int) -> dict[str, float]:
     """Milliseconds per round of LambdaMART-PCG split into what LightGBM does and what the
@@ -226,7 +209,7 @@ def decompose(x: np.ndarray, label: np.ndarray, base: dict, trees: int,
 
     best = {"floor": np.inf, "lightgbm": np.inf}
     per_round = np.full(trees, np.inf)
-    data = _Dataset(label)
+    data = lgb.Dataset(x, label, group=[len(label)], free_raw_data=False).construct()
     for _ in range(repeats):
         best["floor"] = min(best["floor"], train({**base, "objective": trivial}, x, label,
                                                  [len(label)], trees)[0])
