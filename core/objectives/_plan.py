@@ -38,9 +38,10 @@ PACKED_MIN_MEAN_ROWS = 2048
 #: among heavy ties (the first rounds of boosting) the bucket sort is faster (bench: 0.15 vs
 #: 0.34 s at 12M rows and 31 distinct scores; 0.58 vs 0.39 s when all are distinct).
 PACKED_MIN_DISTINCT = 0.03
-#: The packed sort leans on numpy's sort, SIMD (x86-simd-sort) on some CPUs and a plain
-#: introsort on others: 30k Hillstrom scores took 0.20 ms packed vs 0.41 ms bucket-sorted on
-#: one machine, 1.0 ms vs 0.2-0.36 ms on another (AMD EPYC, numpy 2.4).  So a plan times both
+#: The packed sort leans on numpy's sort, SIMD (x86-simd-sort) and fast on most CPUs but
+#: slow on AMD Zen 4, where numpy's AVX-512 sort hits microcoded compress-stores: 30k
+#: Hillstrom scores took 0.20 ms packed vs 0.41 ms bucket-sorted on one machine, 1.0 ms vs
+#: 0.2-0.36 ms on a Zen 4 (numpy 2.4; its AVX2 sort: 0.3 ms).  So a plan times both
 #: on its first rounds of distinct scores, this many each (alternating), and keeps the
 #: faster; both give the same order, so the choice changes the time, never the gradients.
 SORT_TRIALS = 3
