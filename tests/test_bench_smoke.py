@@ -205,10 +205,29 @@ def test_objective_bench_reports_the_fastest_of_its_repeats(shared_data, capsys,
     out = capsys.readouterr()
     assert "fastest of 2 runs each" in out.out
     runs = [line for line in out.err.splitlines() if line.strip().startswith(("1/2", "2/2"))]
-    assert len(runs) == 2 * 8  # 8 configurations, twice
+    assert len(runs) == 2 * 9  # 9 configurations, twice
     timed = [float(line.split()[-2]) for line in runs]
     floor = next(line for line in out.out.splitlines() if line.startswith("| floor"))
-    assert float(floor.split("|")[5]) == min(timed[0], timed[8])  # first run of each round
+    assert float(floor.split("|")[5]) == min(timed[0], timed[9])  # first run of each round
+
+
+def test_objective_bench_model_row_trains_the_pcg_abs1_trees(rng):
+    """The LambdaMARTUplift.fit row times the same training as the raw 'PCG binned, Abs1'
+    row (one joint query, Abs1 labels, the same LightGBM settings): identical predictions."""
+    from bench import objective_speed
+
+    x = rng.normal(size=(1_500, 4))
+    t = (rng.random(1_500) < 0.5).astype(np.int64)
+    y = (rng.random(1_500) < 0.2 + 0.2 * t * (x[:, 0] > 0)).astype(np.int64)
+    base = {"metric": "None", "verbose": -1, "num_threads": 1, "learning_rate": 0.1,
+            "num_leaves": 7, "deterministic": True, "seed": 0}
+    _, model = objective_speed.fit_model(base, x, y, t, trees=5)
+    objective = objective_speed.lightgbm_objective("pcg", method="binned")
+    _, raw = objective_speed.train({**base, "objective": objective}, x,
+                                   objective_speed.labels(y, t, "abs1"), [len(y)], trees=5)
+    np.testing.assert_array_equal(model.predict(x, raw_score=True),
+                                  raw.predict(x, raw_score=True))
+    assert model.num_trees() == 5
 
 
 def test_objective_decomposition_replays_the_same_trees(rng, monkeypatch):
