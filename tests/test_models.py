@@ -354,6 +354,20 @@ def test_get_set_params_and_clone(small):
         assert clone(cls()).get_params() == cls().get_params()
 
 
+def test_lgb_params_may_choose_the_histogram_layout(small):
+    """Models train row-wise by default; lgb_params may ask for col-wise instead (LightGBM
+    refuses both switches at once), and on one thread both layouts grow the same trees."""
+    kw = {"n_estimators": 5, "num_leaves": 7, "num_threads": 1, "random_state": 0}
+    row = TwoModel(**kw)
+    col = TwoModel(**kw, lgb_params={"force_col_wise": True})
+    assert row._lgb_config()[0]["force_row_wise"] is True
+    params = col._lgb_config()[0]
+    assert params["force_col_wise"] is True and "force_row_wise" not in params
+    for model in (row, col):
+        model.fit(small.X, small.y, small.t)
+    np.testing.assert_array_equal(row.predict(small.X), col.predict(small.X))
+
+
 def test_registry_and_make_model():
     assert set(MODELS.values()) == {LambdaMARTUplift, FlippedLabel, TwoModel, DummyTreatment,
                                     TransformedOutcome, UpliftRandomForest}
@@ -520,7 +534,7 @@ def test_builtin_lambdarank_is_lightgbms_own_objective():
                             random_state=0).fit(X, rel, [30] * 15)
     ref = lgb.LGBMRanker(objective="lambdarank", n_estimators=10, learning_rate=0.1,
                          num_threads=1, random_state=0, deterministic=True,
-                         force_col_wise=True, verbose=-1, min_child_samples=20)
+                         force_row_wise=True, verbose=-1, min_child_samples=20)
     ref.fit(X, rel, group=[30] * 15)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X, raw_score=True), rtol=1e-9)
     with pytest.raises(ValueError, match="integer relevance grades"):

@@ -22,7 +22,7 @@ from core.models import (
 KW = {"n_estimators": 15, "learning_rate": 0.1, "num_threads": 1, "random_state": 0}
 LGB = {"learning_rate": 0.1, "num_leaves": 31, "min_child_samples": 20,
        "feature_fraction": 1.0, "bagging_fraction": 1.0, "bagging_freq": 0, "lambda_l1": 0.0,
-       "lambda_l2": 0.0, "num_threads": 1, "deterministic": True, "force_col_wise": True,
+       "lambda_l2": 0.0, "num_threads": 1, "deterministic": True, "force_row_wise": True,
        "verbose": -1, "metric": "None", "seed": 0}
 
 

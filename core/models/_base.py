@@ -38,6 +38,9 @@ RESERVED_LGB_KEYS = frozenset({
     "num_round", "num_rounds", "nrounds", "num_boost_round", "n_estimators", "max_iter",
     "learning_rate", "shrinkage_rate", "eta",
 })
+#: LightGBM's histogram-layout switches: one set in ``lgb_params`` replaces the models'
+#: default ``force_row_wise=True`` (LightGBM refuses both at once).
+_LAYOUT_KEYS = frozenset({"force_col_wise", "force_row_wise"})
 
 Callback = Callable[..., Any]
 
@@ -346,7 +349,7 @@ class LightGBMParams:
     ``min_child_samples``, ``subsample``, ``colsample_bytree``, ``reg_alpha``,
     ``reg_lambda``); anything else goes in ``lgb_params`` (a dict of native LightGBM
     parameters, applied last).  Training is always ``deterministic=True`` with
-    ``force_col_wise=True`` and ``verbose=-1``.
+    ``force_row_wise=True`` and ``verbose=-1``.
     """
 
     def _lgb_config(self) -> tuple[dict, int]:
@@ -391,14 +394,20 @@ class LightGBMParams:
             "lambda_l1": float(self.reg_alpha),
             "lambda_l2": float(self.reg_lambda),
             "num_threads": int(self.num_threads),
+            # deterministic needs a fixed histogram layout (LightGBM's docs); row-wise is the
+            # one LightGBM picks itself on dense uplift data, and the faster there: per round
+            # at 1 thread, Hillstrom 18 features −20 %, Criteo-like 12 features −20 % at 1M
+            # rows and −11 % at 14M, the same trees as col-wise (measured side by side)
             "deterministic": True,
-            "force_col_wise": True,
+            "force_row_wise": True,
             "verbose": -1,
             "metric": "None",
         }
         seed = seed_from(self.random_state)
         if seed is not None:
             params["seed"] = seed
+        if any(str(key) in _LAYOUT_KEYS for key in extra):  # the user's layout, not both
+            del params["force_row_wise"]
         params.update(dict(extra))
         return params, n_estimators
 

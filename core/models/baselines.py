@@ -35,7 +35,7 @@ Conventions
   :class:`TrainingCancelled` — to stop training: the exception propagates out of ``fit``
   and the model is left **unfitted** (``predict`` raises
   :class:`sklearn.exceptions.NotFittedError`), even if it had been fitted before.
-* **LightGBM** — ``lgb.train`` with ``deterministic=True``, ``force_col_wise=True``,
+* **LightGBM** — ``lgb.train`` with ``deterministic=True``, ``force_row_wise=True``,
   ``verbose=-1``, ``num_threads`` (0 = LightGBM's default, all cores) and ``seed`` from an
   int ``random_state``.  Native parameters not exposed as keywords go in ``lgb_params``.
 * **Saving** — ``save_model(path)`` writes one JSON file: the class, its parameters, the
