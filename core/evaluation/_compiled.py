@@ -3,11 +3,18 @@
 Nothing here validates its input.  The loops:
 
 * :func:`rank_codes32` — ranks float32 scores (descending) with the row codes ``2·t + y``
-  riding along, for ``ties="average"`` (where the order inside a run of tied scores does
-  not matter): each row becomes one 64-bit word ``key << 2 | code`` with ``key`` the
+  riding along: each row becomes one 64-bit word ``key << 2 | code`` with ``key`` the
   order-reversing image of the float's bits, and an LSD radix sort on the 32 key bits
-  (four passes of 8 bits, histograms of all four digits in one read) puts them
-  in ranking order — about 3× NumPy's sort of the same words, and no argsort / gather;
+  (four passes of 8 bits, histograms of all four digits in one read) puts them in ranking
+  order — stable (tied rows keep their row order, so right for both tie policies), about
+  3× NumPy's sort of the same words, and no argsort / gather;
+* :func:`radix_rank64` — the same for float64 scores: a stable LSD radix sort of their
+  64-bit keys with a payload (the row codes, or the row numbers) riding along, skipping
+  the passes whose digit never varies;
+* :func:`merge_runs` — per-run sums of partial counts in a merged ranking (the Dask path);
+* :func:`arm_sums_at` — one arm's outcome sums at a few cut-offs, read off the joint
+  ranking in one pass;
+* :func:`code_totals` — rows (or bootstrap counts) per code ``2·t + y``;
 * :func:`joint_values` — one pass over the ranked codes (and a bootstrap resample's counts)
   accumulating the treated rows, treated responders and responders of the top k, with the
   tie runs interpolated exactly as :func:`numpy.interp` does in

@@ -8,7 +8,7 @@ rows inside a run never matters.  Those counts merge exactly across partitions:
 
 **exact** (:func:`tie_run_counts`)
     each partition sorts its own scores and counts its rows per distinct score; the client
-    merges the sorted pieces (a k-way merge: one stable sort of already-sorted runs) and
+    merges the sorted pieces (one stable sort of the concatenated pieces) and
     adds the counts of equal scores.  The kernel then runs on rows rebuilt from the counts
     in ranking order, so a 0/1 outcome gives **bit-for-bit** the in-memory result; an amount
     agrees to rounding (its sums are added in another order).  The client holds one entry
@@ -156,7 +156,8 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
     """Counts per score bin (highest bin first), summed over the partitions on the current
     Dask client.  ``edges`` (ascending) default to ``bins`` quantiles of the score from
     :func:`dask.array.percentile`; bins are ``(edge_{i-1}, edge_i]``.  Returned as
-    ``(-bin rank, counts, binary, tied)`` in the layout of :func:`tie_run_counts`, where
+    ``(bin index, counts, binary, tied)`` (bin index 0 = the highest scores, as floats in
+    ranking order) in the layout of :func:`tie_run_counts`, where
     ``tied`` marks the bins whose rows all have one score (their curve is exact: a run of
     ties is interpolated in the exact curve too)."""
     import dask

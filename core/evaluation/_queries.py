@@ -4,7 +4,8 @@ Private: public functions validate with :func:`checked_lists` first; the rest tr
 
 Layout
 ------
-Rows are sorted once by (query, score descending) with ``np.lexsort``, which is stable, so
+Rows are sorted once by (query, score descending) with ``np.lexsort`` (one query: the
+stable radix ranking :func:`core.evaluation._kernel.ranking_order`), both stable, so
 rows with equal scores keep their row order (the tie policy of every metric in
 :mod:`core.evaluation.metrics`).  After the sort each query occupies one contiguous block
 ``[start[q], start[q] + size[q])`` and ``pos`` is the 1-based position inside the block, so

@@ -277,7 +277,7 @@ def bootstrap_auuc(
     Parameters
     ----------
     y, t : array-like of shape (n,)
-        Binary outcome and treatment flag of the test rows.
+        Outcome (0/1, or a continuous amount) and binary treatment flag of the test rows.
     scores : mapping of str to array-like of shape (n,)
         Each ranker's score on the same rows (higher = target first).
     definition : str

@@ -170,8 +170,8 @@ def compare_scenarios(
     Used for the paper's §4.2 view (Figs. 2–3): the same kind of ranking drawn with
     different treatment/control splits.  Returns
 
-    * ``frames``: definition → tidy frame (columns of :func:`curves_frame` plus
-      ``scenario``), each case with its random line;
+    * ``frames``: definition → tidy frame (columns ``scenario``, ``ranker``, ``fraction``,
+      ``value``), each case with its random line;
     * ``table``: AUUC@100 % with one row per definition, one column per case, and
       ``swing`` = (max − min) / mean |AUUC| across the cases — how much the number moves
       when only the arm split changes.

@@ -1,9 +1,10 @@
 r"""Qini and uplift curves under the six definitions of the literature, AUUC and baselines.
 
-Every function takes the fixed triple ``(y, t, score)``: binary outcome, binary treatment
-flag and the ranker's score (higher = target first).  One sort and one accumulation
-(:mod:`core.evaluation._kernel`) feed all six definitions; :class:`UpliftCurves` keeps them so
-a page can ask for every definition and cut-off without re-sorting.
+Every function takes the fixed triple ``(y, t, score)``: outcome (0/1, or a continuous
+amount such as spend: the curves then sum it), binary treatment flag and the ranker's score
+(higher = target first).  One sort and one accumulation (:mod:`core.evaluation._kernel`)
+feed all six definitions; :class:`UpliftCurves` keeps them so a page can ask for every
+definition and cut-off without re-sorting.
 
 Notation (Devriendt, Van Belle, Guns & Verbeke 2020, §2, Table 2): ``T``/``C`` the treated
 and control rows; for the *joint* ranking of all rows, :math:`N^T(k), N^C(k)` count treated
@@ -167,7 +168,8 @@ class UpliftCurves:
     Parameters
     ----------
     y, t : array-like of shape (n,)
-        Binary outcome and treatment flag (0/1, bool, or numbers equal to 0/1).
+        Outcome (0/1, or a finite continuous amount: the curves then sum it) and treatment
+        flag (0/1, bool, or numbers equal to 0/1).
     score : array-like of shape (n,)
         Ranker score; higher means "target first". Must be finite.
     ties : {"average", "stable"}, default="average"
@@ -178,9 +180,9 @@ class UpliftCurves:
 
     Notes
     -----
-    Cost: one sort (a radix sort of the scores' keys for a 0/1 outcome, ``O(n)``; else an
-    ``O(n log n)`` argsort) plus ``O(n)`` accumulations; every curve and AUUC afterwards is
-    ``O(n)`` (joint) or ``O(points)`` (separate).
+    Cost: one sort (with numba a stable radix sort of the scores' keys, ``O(n)``, for any
+    outcome; without numba NumPy's stable argsort) plus ``O(n)`` accumulations; every curve
+    and AUUC afterwards is ``O(n)`` (joint) or ``O(points)`` (separate).
     """
 
     def __init__(self, y, t, score, *, ties: str = "average", points: int = SEPARATE_POINTS):
@@ -355,7 +357,8 @@ class UpliftCurves:
     def _fill_joint(self, name: str, out: np.ndarray) -> bool:
         """``out[k] = V(k)`` for ``k < len(out)`` in one compiled pass over the rows (and a
         resample's counts) — :func:`~core.evaluation._kernel.joint_values`, the bits of the
-        numpy formulas below without their arrays; False without numba."""
+        numpy formulas below without their arrays; False without numba (or for sorted keys
+        the compiled pass does not take)."""
         code, y_values, neg_sorted = self._sorted
         return joint_values(code, self._counts, y_values, neg_sorted, self.ties,
                             self._JOINT_KIND[name], self.n_t, self.n_c, out)
@@ -561,7 +564,7 @@ def uplift_curve(
     Parameters
     ----------
     y, t : array-like of shape (n,)
-        Binary outcome and treatment flag.
+        Outcome (0/1, or a continuous amount) and binary treatment flag.
     score : array-like of shape (n,)
         Ranker score (higher = target first).
     definition : str

@@ -190,7 +190,8 @@ def _profit_counted(code: np.ndarray, v_sorted: np.ndarray | None, scale: float,
     (:func:`~core.evaluation._kernel.joint_values`) into ``out`` (``Σ counts + 1`` floats,
     reused between calls).  Agrees with :func:`_profit_at` on the repeated rows to rounding
     when both arms have rows (the caller checks that once: an arm-stratified resample keeps
-    them).  None without numba: the caller then repeats the rows.
+    them).  None without numba (or for sorted keys the compiled pass does not take): the
+    caller then repeats the rows.
     """
     if not joint_values(code, counts, v_sorted, neg_sorted, ties, 2, 0.0, 0.0, out):
         return None
@@ -213,7 +214,8 @@ def profit_curve(
     Parameters
     ----------
     y, t, score : array-like of shape (n,)
-        Binary outcome, treatment flag and ranker score (higher = target first), as in
+        Outcome (0/1, or a continuous amount), treatment flag and ranker score (higher =
+        target first), as in
         :func:`core.evaluation.curves.uplift_curve`.
     cost_per_treatment : float
         Cost of treating one row (e.g. sending one e-mail).

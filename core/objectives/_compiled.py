@@ -6,10 +6,10 @@ algorithms through the numba loops of :mod:`core.objectives._numba`, which it im
 use (so ``import core.objectives.lambdas`` does not pay numba's import) and only when numba is
 installed.  :func:`backend` says which back-end :class:`core.objectives._plan.Plan` uses.
 
-Each compiled function has one signature and ``cache=True``: the first call in a fresh
-checkout compiles (about 20 s for all of them) and writes the machine code to
-``core/__pycache__``; every later process loads it (about 0.3 s, plus 0.5 s to import
-numba), once per process — a long-lived training worker pays it once.
+Each compiled function has one signature per argument dtype combination and ``cache=True``:
+the first call in a fresh checkout compiles (about 20 s for all of them) and writes the
+machine code to ``core/objectives/__pycache__``; every later process loads it (about 0.3 s,
+plus 0.5 s to import numba), once per process — a long-lived training worker pays it once.
 
 The only approximation is the binned kernel's, the same as the numpy one's (same bins, same
 second-order expansion; the compiled kernel also keeps the own-bin ``δ²`` curvature term that

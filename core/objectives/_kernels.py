@@ -5,7 +5,8 @@ numba is installed); both share :func:`grid`, the bins.
 
 Every kernel works on queries whose rows are **already sorted by score, descending** (slot
 ``i`` holds position ``i + 1``) and trusts its input; validation happens once, in
-:func:`core.objectives.lambdas.lambda_gradients`.
+:class:`core.objectives._plan.Plan` and the public entry points of
+:mod:`core.objectives.lambdas`.
 
 Notation (σ is already folded into the scores, ``x = σ·s``):
 

@@ -1,9 +1,11 @@
-"""Compiled (numba) loops behind :mod:`core.objectives._kernels`; imported only when numba is.
+"""Compiled (numba) loops behind :mod:`core.objectives._compiled` (the same algorithms as the
+numpy kernels of :mod:`core.objectives._kernels`); imported only when numba is.
 
-Nothing here validates its input: the callers in :mod:`core.objectives._kernels` and
-:mod:`core.objectives._plan` pass contiguous float64 / intp arrays of matching sizes (one
-signature per function, so each compiles once; ``cache=True`` keeps the machine code in
-``__pycache__`` between processes).
+Nothing here validates its input: the callers in :mod:`core.objectives._compiled` and
+:mod:`core.objectives._plan` pass contiguous arrays of matching sizes and fixed dtypes
+(float64 values, int8 classes, int32 or intp indices, uint64 keys; :func:`scatter` also
+writes float32), so each function compiles once per dtype combination; ``cache=True`` keeps
+the machine code in ``__pycache__`` between processes.
 
 The binned kernel (the expansion of :func:`core.objectives._kernels.binned_query`) runs as
 
@@ -53,7 +55,7 @@ def bin_moments(x, cls, w_ok, w_inv, split, n_cls, width, n_bins, raw, delta):
     """Bin ``raw``, offset ``δ`` from the bin centre (both written), moments and per-class
     totals (returned) of one query's sorted rows.
 
-    Bin ``β`` is ``[x₀ − (β+1)·width, x₀ − β·width)`` (the last one closed), centre
+    Bin ``β`` is ``(x₀ − (β+1)·width, x₀ − β·width]`` (the last one closed below too), centre
     ``x₀ − (β + ½)·width`` (``width = 0``, all scores tied: every row in bin 0).
     ``mom[β, b, 3u + m] = Σ_{q ∈ β, c_q = b} W_u(q)·(−δ_q)^m`` for the weight channels
     ``W_0 = 1``, ``W_1 = w_ok`` and (``split``) ``W_2 = w_inv``; ``totals[b] = (rows,
@@ -442,8 +444,9 @@ def _fill_buckets(x, top, bottom, rows, from_rows, first_row, order, xs, count, 
     slices; returns the number of buckets (``count[k]`` then ends bucket ``k``; ``key``
     holds each row's bucket).  A row's bucket is
     ``⌊(top − x)·(buckets / span)⌋`` (``span = top − bottom``, finite; divided instead when
-    the reciprocal overflows): monotone in ``x``, which is all the sort needs.  Every index is relative to the query's
-    slices (0-based loops compile to tighter code than offset ones, ~25 % here)."""
+    the reciprocal overflows): monotone in ``x``, which is all the sort needs.  Every index
+    is relative to the query's slices (0-based loops compile to tighter code than offset
+    ones, ~25 % here)."""
     m = order.size
     n_buckets = max(m // 2, 1)
     span = top - bottom

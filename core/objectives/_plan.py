@@ -1,8 +1,9 @@
 """Label-dependent set-up of the λ-gradient engine (private; see :mod:`core.objectives.lambdas`).
 
 Validation of the options, the metric definitions (row gains, slot weights, per-query
-scales, MAP weights) and :class:`Plan`, which assigns every query to a kernel of
-:mod:`core.objectives._kernels` and evaluates the gradients for given scores.  Everything that
+scales, MAP weights) and :class:`Plan`, which assigns every query to a kernel
+(:mod:`core.objectives._kernels`, or their compiled versions in
+:mod:`core.objectives._compiled`) and evaluates the gradients for given scores.  Everything that
 depends only on the labels and groups is computed once and reused across boosting rounds.
 """
 
@@ -247,7 +248,7 @@ class Plan:
                 "can be computed. Scores this large mean the boosting diverged; lower the "
                 "learning rate or sigma."
             )
-        if _comp.backend() == "numba":  # its bucket sort always starts from the last order
+        if _comp.backend() == "numba":  # its sorts keep their own state (``warm`` unused)
             return self._gradients_compiled(x, weight, dtype)
         order = self._sort(x, warm)
         xs, rel_s, gain_s = x[order], self.rel[order], self.gain[order]

@@ -76,15 +76,19 @@ Methods
 -------
 ``"exact"`` sums all pairs of a query, ``O(n²)`` per query (refused above
 :data:`EXACT_MAX_ROWS` rows).  ``"binned"`` is ``O(n·C + B log B·C)`` for ``C`` relevance
-classes and ``B`` score bins; see :func:`core.objectives._kernels.binned_query` for the
-algorithm and :func:`lambda_gradients` for its accuracy.  ``"auto"`` uses exact up to
+classes and ``B`` score bins with the compiled back-end (FFT convolutions; ``O(n·C + B²·C)``
+with numpy's matrix products); see :func:`core.objectives._kernels.binned_query` and
+:func:`core.objectives._compiled.binned_query_compiled` for the algorithm and
+:func:`lambda_gradients` for its accuracy.  ``"auto"`` uses exact up to
 :data:`AUTO_EXACT_MAX_ROWS` rows per query and binned above.  The label-dependent set-up
 (gains, position weights, per-query scales, which kernel runs which query) lives in
 :mod:`core.objectives._plan` and is computed once per objective, not once per boosting round.
 
 Both methods have two back-ends with the same results (to rounding): compiled numba loops
-(:mod:`core.objectives._compiled`; a bucket sort, two passes over the rows and FFT convolutions
-over the bins — about 2.5 ms per call on a 30,000-row query, 10× faster than numpy) and
+(:mod:`core.objectives._compiled`; a sort, two passes over the rows and FFT convolutions over
+the bins — about 2.5 ms per call on a 30,000-row query with its set-up, 4× faster than numpy,
+and about 1 ms per boosting round, where the set-up is kept and the sort starts from the last
+round's order) and
 vectorised numpy (:mod:`core.objectives._kernels`), used when numba is not installed or the
 environment variable ``UPRANK_LAMBDA_BACKEND=numpy`` is set.  The first call in a process
 imports numba and loads its compiled code (about 1 s; about 20 s to compile once in a fresh
@@ -173,7 +177,8 @@ def lambda_gradients(
         query.  ``map``, ``auc`` and ``mauc`` take no cut-off.
     method : {"auto", "exact", "binned"}, default "auto"
         ``"exact"``: all pairs, ``O(n²)`` per query, refused above 20,000 rows.
-        ``"binned"``: ``O(n·C + B²·C)``; queries with more than 16 distinct relevance
+        ``"binned"``: ``O(n·C + B log B·C)`` (numpy back-end: ``O(n·C + B²·C)``); queries
+        with more than 16 distinct relevance
         values (continuous relevance) fall back to exact, and raise above 20,000 rows.
         ``"auto"``: exact up to 256 rows per query, binned above.
     bins : int, default 256
@@ -193,8 +198,8 @@ def lambda_gradients(
     ``0.02·(σ·width)³`` with ``width = (max s − min s)/bins`` (the width is capped at
     ``0.1/σ`` by adding bins, up to ``4·bins``).  On 3,000-row queries with uplift labels
     and normal scores of standard deviation 0.1 to 20, the largest gradient error is
-    ≤ 3e-7 of the largest gradient and the largest hessian error ≤ 1e-5 (the hessian drops
-    one near-field term).
+    ≤ 3e-7 of the largest gradient and the largest hessian error ≤ 1e-5 (the numpy
+    back-end's hessian drops one near-field term; the compiled one keeps it).
 
     Examples
     --------
@@ -226,8 +231,10 @@ class LambdaObjective:
     does).  The gradient and hessian come back as float32, the precision LightGBM keeps
     them in (computed in float64 and rounded once; LightGBM would otherwise convert a
     float64 copy every round).  The label-dependent set-up is cached between boosting
-    rounds, and the previous round's ranking starts the next round's sort (near-linear:
-    between two rounds of boosting few rows change places).
+    rounds, and the previous round's ranking starts the next round's bucket sort
+    (near-linear: between two rounds of boosting few rows change places) for queries up to
+    ``WARM_MAX_ROWS`` rows; plans of large queries may use a packed-key sort instead (timed
+    on their first rounds, see :data:`core.objectives._plan.SORT_TRIALS`).
     """
 
     def __init__(self, metric: str, *, group_sizes: Any = None, k: int | float | None = None,
@@ -237,7 +244,7 @@ class LambdaObjective:
         self.group_sizes = None if group_sizes is None else check_groups(group_sizes, None)
         self._plan: Plan | None = None
         self._labels: np.ndarray | None = None
-        #: the labels and group objects of the last call and a copy of the group: LightGBM
+        #: the labels and group objects of the last call and copies of both: LightGBM
         #: passes the same objects every round, and a round whose labels and group still hold
         #: the same values skips the set-up checks
         self._last: tuple[Any, Any, Any, Any] | None = None  # labels, group, their copies
