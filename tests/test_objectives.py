@@ -377,7 +377,6 @@ def test_compiled_sort_matches_stable_lexsort(rng):
                     np.testing.assert_array_equal(prev, kept)  # read, not written
 
 
-
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
 def test_scores_beyond_float64s_range_are_refused_with_a_message(rng, monkeypatch, backend):
     """Scores whose span (max − min, times sigma) overflows float64 are refused where the
@@ -415,6 +414,7 @@ def test_compiled_sort_of_a_query_past_the_warm_start_limit(rng):
                                    np.empty(2 * n + 1, dtype=np.int32))
         np.testing.assert_array_equal(order, expected)
         np.testing.assert_array_equal(xs, x[expected])
+
 
 def _near_tie_pairs(rng, n):
     """Normal scores where every 200th row is followed by one a few ulps higher (same key)."""
@@ -495,6 +495,7 @@ def test_plan_bucket_sort_from_the_last_round_stays_exact_over_rounds(rng):
             np.testing.assert_array_equal(xs, x[expected])
             seen.append(order)
         assert seen[-1] is seen[-3] and seen[-2] is not seen[-1]  # two buffers take turns
+
 
 def test_plan_times_both_sorts_then_keeps_the_faster_with_the_same_gradients(rng):
     """numpy's sort is SIMD on some CPUs only: a plan of large queries times the packed and
@@ -624,12 +625,14 @@ def test_labels_changed_in_place_between_rounds_give_a_new_plan(rng):
     preds = rng.normal(size=n)
     obj = lightgbm_objective("pcg")
     first = obj(labels, preds)
-    assert obj(labels, preds)[0] is not first[0]  # computed again, same plan
+    plan = obj._plan
     np.testing.assert_array_equal(obj(labels, preds)[0], first[0])
+    assert obj._plan is plan  # unchanged labels: the same plan
     before = labels.copy()
     labels[:] = np.roll(labels, 7)  # changed in place: same object, new values
     assert not np.array_equal(labels, before)
     got = obj(labels, preds)
+    assert obj._plan is not plan  # new values: a new plan
     want = lambda_gradients(preds, labels.astype(np.float64), metric="pcg")
     np.testing.assert_allclose(got[0], want[0], rtol=2.0**-24, atol=1e-30)
 

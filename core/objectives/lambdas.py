@@ -178,8 +178,8 @@ def lambda_gradients(
     method : {"auto", "exact", "binned"}, default "auto"
         ``"exact"``: all pairs, ``O(n²)`` per query, refused above 20,000 rows.
         ``"binned"``: ``O(n·C + B log B·C)`` (numpy back-end: ``O(n·C + B²·C)``); queries
-        with more than 16 distinct relevance
-        values (continuous relevance) fall back to exact, and raise above 20,000 rows.
+        with more than 16 distinct relevance values (continuous relevance) fall back to
+        exact, and raise above 20,000 rows.
         ``"auto"``: exact up to 256 rows per query, binned above.
     bins : int, default 256
         Number of equal-width score bins per query for the binned method.
