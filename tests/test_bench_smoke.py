@@ -205,10 +205,16 @@ def test_objective_bench_reports_the_fastest_of_its_repeats(shared_data, capsys,
     out = capsys.readouterr()
     assert "fastest of 2 runs each" in out.out
     runs = [line for line in out.err.splitlines() if line.strip().startswith(("1/2", "2/2"))]
-    assert len(runs) == 2 * 9  # 9 configurations, twice
+    assert len(runs) == 2 * 10  # 10 configurations, twice
     timed = [float(line.split()[-2]) for line in runs]
-    floor = next(line for line in out.out.splitlines() if line.startswith("| floor"))
-    assert float(floor.split("|")[5]) == min(timed[0], timed[9])  # first run of each round
+    lines = out.out.splitlines()
+    floor = next(line for line in lines if line.startswith("| floor"))
+    assert float(floor.split("|")[5]) == min(timed[0], timed[10])  # first run of each round
+    outcome = next(line for line in lines if line.startswith("| outcome floor"))
+    assert float(outcome.split("|")[5]) == min(timed[1], timed[11])
+    # its × floor column: the two floors' ratio, the reference being the Rel floor
+    assert float(outcome.split("|")[7]) == pytest.approx(
+        min(timed[1], timed[11]) / min(timed[0], timed[10]), abs=0.006)
 
 
 def test_objective_bench_model_row_trains_the_pcg_abs1_trees(rng):
