@@ -143,3 +143,57 @@ def test_an_ab_file_by_path_reads_float32_features(tmp_path, suffix):
         load_ab_file(path, treatment="treatment", outcome="f0")
     with pytest.raises(DataError, match="No file at"):
         load_ab_file(tmp_path / "nope.parquet", treatment="t", outcome="y")
+
+
+def _ab_frame(n: int = 40, **columns) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"f0": rng.normal(size=n), "treatment": np.arange(n) % 2,
+                          "visit": (np.arange(n) // 2) % 2})
+    return frame.assign(**columns)
+
+
+BAD_AB = [  # (columns replaced, what the message must say) — as an uploaded CSV is checked
+    ({"treatment": ["A", "B"] * 20}, r"'treatment' \(treatment\) of ab\.\w+ holds text values"),
+    ({"visit": ["yes", "no"] * 20}, r"'visit' \(outcome\) of ab\.\w+ holds text values"),
+    ({"treatment": [0, 1, 2, 3] * 10}, r"other values: 2, 3\. To compare two of several arms"),
+    ({"visit": np.linspace(-1, 1, 40)}, r"'visit' \(outcome\) must be coded 0/1 .* -1, "),
+    ({"treatment": [1] * 40}, r"'treatment' has 0 control row\(s\)"),
+    ({"treatment": [0] + [1] * 39}, r"'treatment' has 1 control row\(s\)"),
+    ({"visit": [0] * 40}, r"'visit' has no responders"),
+    ({"visit": [1] * 40}, r"'visit' has only responders"),
+]
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+@pytest.mark.parametrize(("columns", "message"), BAD_AB)
+def test_a_large_file_gets_the_checks_of_an_upload(tmp_path, suffix, columns, message):
+    """Text codes, extra arms, a continuous outcome, one arm, a constant outcome: a clear
+    DataError from the summary (Parquet) and from the loader, never a numpy / Arrow one."""
+    from core.data import load_ab_file
+
+    path = tmp_path / f"ab{suffix}"
+    frame = _ab_frame(**columns)
+    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    if suffix == ".parquet":
+        with pytest.raises(DataError, match=message):
+            parquet_summary(path, treatment="treatment", outcome="visit")
+    with pytest.raises(DataError, match=message):
+        load_ab_file(path, treatment="treatment", outcome="visit")
+    good = tmp_path / f"good{suffix}"
+    _ab_frame().to_parquet(good) if suffix == ".parquet" else _ab_frame().to_csv(good, index=False)
+    assert load_ab_file(good, treatment="treatment", outcome="visit").n_control == 20
+
+
+def test_text_below_the_csv_type_inference_is_a_data_error(tmp_path):
+    """pyarrow infers a CSV's column types from its first block (1 MB): text further down
+    fails while streaming, and says so as a DataError."""
+    from core.data import load_ab_file
+
+    frame = _ab_frame(120_000)
+    path = tmp_path / "late.csv"
+    frame.to_csv(path, index=False)
+    with open(path, "a") as out:
+        out.write("0.5,B,1\n")
+    assert path.stat().st_size > 1 << 20
+    with pytest.raises(DataError, match="late.csv has a value that is not a number"):
+        load_ab_file(path, treatment="treatment", outcome="visit")

@@ -42,8 +42,8 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "criteo_parquet",
-           "file_columns", "iter_criteo_like", "load_ab_file", "load_criteo",
+__all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "check_ab_codes",
+           "criteo_parquet", "file_columns", "iter_criteo_like", "load_ab_file", "load_criteo",
            "make_criteo_like", "parquet_summary", "read_parquet_columns", "write_criteo_like"]
 
 #: Rows of Criteo Uplift v2.1.
@@ -227,17 +227,82 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
     return out
 
 
+def _check_numeric_codes(path: Path, schema: Any, columns: dict[str, str]) -> None:
+    """Refuse a treatment / outcome column (``columns``: name → role) whose stored type is not
+    numeric or boolean (text, dates…), from the schema, before anything is read as numbers."""
+    import pyarrow as pa
+
+    for col, what in columns.items():
+        kind = schema.field(col).type
+        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+            continue
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        raise DataError(
+            f"Column {col!r} ({what}) of {path.name} holds {'text' if text else kind} values, "
+            "not 0/1 codes. A large file is read as it is: code it 0/1 first (treated / "
+            "responded = 1), or, if it fits in memory, use 'Upload an A/B CSV', which maps "
+            "text codes.")
+
+
+def check_ab_codes(t: np.ndarray, y: np.ndarray, treatment: str, outcome: str) -> None:
+    """The checks an uploaded CSV gets (:mod:`core.data.abmapping`), for 0/1-coded arrays
+    of a large file: only 0/1 values, both arms with at least 2 rows each, and an outcome
+    that is not constant.
+
+    Raises
+    ------
+    DataError
+        With the column's name and what it holds.
+    """
+    for values, col, what in ((t, treatment, "treatment"), (y, outcome, "outcome")):
+        codes = np.isin(values, (0, 1))
+        if not codes.all():
+            other = np.unique(values[~codes])
+            shown = ", ".join(f"{v:g}" for v in other[:5]) + (" and more" if other.size > 5
+                                                                else "")
+            if what == "treatment":
+                hint = " To compare two of several arms, keep their rows and code them 0/1."
+            else:  # spend, revenue: the upload path reads them (core.data.abmapping)
+                hint = (" A continuous outcome (spend, revenue) is read from an uploaded CSV; "
+                        "a large file needs a 0/1 outcome.")
+            raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
+                            f"holds other values: {shown}.{hint}")
+    for code, arm in ((1, "treated"), (0, "control")):
+        k = int(np.count_nonzero(t == code))
+        if k < 2:
+            raise DataError(f"Column {treatment!r} has {k:,} {arm} row(s); an A/B test needs at "
+                            "least 2 treated and 2 control rows.")
+    for val, said in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
+        if np.all(y == val):
+            raise DataError(f"Column {outcome!r} has {said}. Uplift needs rows with outcome 1 "
+                            "and rows with outcome 0.")
+
+
 def parquet_summary(path: str | Path, *, treatment: str, outcome: str) -> dict[str, Any]:
     """What the Data page shows of a large file without loading its features: rows, columns
     and their types (from the metadata), size on disk, treated share and outcome rate per arm
-    (reading only the two columns)."""
+    (reading only the two columns).
+
+    Raises
+    ------
+    DataError
+        As :func:`load_ab_file` for the two columns: missing, not 0/1 (text included), one
+        arm only, a constant outcome — so the page says so before the file is used.
+    """
     import pyarrow.parquet as pq
 
-    cols = read_parquet_columns(path, [treatment, outcome], dtypes={outcome: np.float64})
-    t, y = cols[treatment], cols[outcome]
-    if not np.isin(t, (0, 1)).all():
-        raise DataError(f"Column {treatment!r} must be coded 0/1 in a large file.")
+    names = file_columns(path)
+    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
+        if col not in names:
+            raise DataError(f"Column {col!r} ({what}) is not in {Path(path).name}; its "
+                            f"columns are {', '.join(names)}.")
     pf = pq.ParquetFile(path)
+    _check_numeric_codes(Path(path), pf.schema_arrow, {treatment: "treatment",
+                                                       outcome: "outcome"})
+    cols = read_parquet_columns(path, [treatment, outcome],
+                                dtypes={treatment: np.float64, outcome: np.float64})
+    t, y = cols[treatment], cols[outcome]
+    check_ab_codes(t, y, treatment, outcome)
     treated = t == 1
     return {"rows": int(pf.metadata.num_rows), "row groups": pf.metadata.num_row_groups,
             "bytes": Path(path).stat().st_size,
@@ -388,7 +453,8 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     ------
     DataError
         No such file, not Parquet / CSV, a missing column, a treatment or outcome that is not
-        0/1, missing values, no numeric feature.
+        0/1 (text included), one arm only or fewer than 2 rows in an arm, a constant outcome
+        (:func:`check_ab_codes`), missing values, no numeric feature.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -415,6 +481,7 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
                         f"{outcome!r}.")
     wanted = [*features, treatment, outcome]
+    _check_numeric_codes(path, schema, {treatment: "treatment", outcome: "outcome"})
     if parquet:
         cols = read_parquet_columns(path, wanted, dtypes={treatment: np.float64,
                                                           outcome: np.float64})
@@ -424,17 +491,18 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
             include_columns=wanted,
             column_types={**{f: pa.float32() for f in features},
                           treatment: pa.float64(), outcome: pa.float64()}))
-        for batch in reader:
-            for c in wanted:
-                col = batch.column(c)
-                if col.null_count:
-                    raise DataError(f"Column {c!r} of {path.name} has missing values.")
-                parts[c].append(col.to_numpy(zero_copy_only=False))
+        try:
+            for batch in reader:
+                for c in wanted:
+                    col = batch.column(c)
+                    if col.null_count:
+                        raise DataError(f"Column {c!r} of {path.name} has missing values.")
+                    parts[c].append(col.to_numpy(zero_copy_only=False))
+        except pa.ArrowInvalid as exc:  # text further down than the type inference read
+            raise DataError(f"{path.name} has a value that is not a number in a numeric "
+                            f"column: {exc}") from None
         cols = {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}
-    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
-        if not np.isin(cols[col], (0, 1)).all():
-            raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
-                            f"holds other values such as {np.setdiff1d(cols[col], [0, 1])[0]:g}.")
+    check_ab_codes(cols[treatment], cols[outcome], treatment, outcome)
     X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features},
                      copy=False)
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
