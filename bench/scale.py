@@ -28,7 +28,8 @@ the Dask rows add the workers' peak, sampled by ``distributed``'s ``MemorySample
   ``sklift.metrics.qini_curve`` on the same float32 / int8 arrays, alternated, best of 3.
 
 ``--train-dask`` instead trains the two-model baseline and LambdaMART-PCG (queries of random
-10,000-row blocks, the layout a partition forces) on the first ~70 % of the file's rows and
+``--block-rows`` blocks, default 100,000 as ``fit_lambdamart_dask``'s: the layout a partition
+forces) on the first ~70 % of the file's rows and
 scores the rest: in memory (pyarrow read, ``num_threads = --workers``) and on a LocalCluster
 (``--workers`` processes × 1 thread; :mod:`core.models.distributed`, LightGBM's own Dask
 estimators), each in a fresh process — seconds, peak memory, test AUUC@30 % (uplift,
@@ -143,7 +144,8 @@ def _train_parts(frame, share: float = 0.7):
     return frame, k, len(frame.partitions[:k])
 
 
-def train_child(where: str, path: str, workers: int, trees: int) -> dict:
+def train_child(where: str, path: str, workers: int, trees: int,
+                block_rows: int = 100_000) -> dict:
     """Fit both models on the training rows (in memory or on a LocalCluster) and score the
     test rows in memory; one process, so the peak memory is this run's."""
     import dask.dataframe as dd
@@ -171,7 +173,7 @@ def train_child(where: str, path: str, workers: int, trees: int) -> dict:
         for name in TRAIN_MODELS:
             model = (TwoModel(n_estimators=trees, learning_rate=0.1, num_threads=workers,
                               random_state=0) if name == "two_model" else
-                     LambdaMARTUplift(block_rows=10_000, n_estimators=trees, learning_rate=0.1,
+                     LambdaMARTUplift(block_rows=block_rows, n_estimators=trees, learning_rate=0.1,
                                       num_threads=workers, random_state=0))
             start = time.perf_counter()
             model.fit(train, y, t)
@@ -188,7 +190,7 @@ def train_child(where: str, path: str, workers: int, trees: int) -> dict:
             with sampler.sample("run", interval=0.2):
                 for name in TRAIN_MODELS:
                     fit = fit_two_model_dask if name == "two_model" else fit_lambdamart_dask
-                    kw = {} if name == "two_model" else {"block_rows": 10_000}
+                    kw = {} if name == "two_model" else {"block_rows": block_rows}
                     start = time.perf_counter()
                     model = fit(parts, features=FEATURES, treatment="treatment",
                                 outcome="visit", n_estimators=trees, learning_rate=0.1,
@@ -205,10 +207,11 @@ def train_child(where: str, path: str, workers: int, trees: int) -> dict:
     return out
 
 
-def measure(mode: str, path: Path, workers: int, trees: int = 50) -> dict:
+def measure(mode: str, path: Path, workers: int, trees: int = 50,
+            block_rows: int = 100_000) -> dict:
     done = subprocess.run([sys.executable, "-m", "bench.scale", "--child", mode,
                            "--path", str(path), "--workers", str(workers),
-                           "--trees", str(trees)],
+                           "--trees", str(trees), "--block-rows", str(block_rows)],
                           capture_output=True, text=True, check=False,
                           cwd=Path(__file__).resolve().parents[1])
     if done.returncode:
@@ -307,11 +310,14 @@ def main() -> None:
     parser.add_argument("--train-dask", type=int, nargs="+", default=None, metavar="ROWS",
                         help="only train both models in memory and on a LocalCluster")
     parser.add_argument("--trees", type=int, default=50)
+    parser.add_argument("--block-rows", type=int, default=100_000,
+                        help="--train-dask: LambdaMART-PCG's query blocks (rows)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--path", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        result = (train_child(args.child[len("train_"):], args.path, args.workers, args.trees)
+        result = (train_child(args.child[len("train_"):], args.path, args.workers,
+                              args.trees, args.block_rows)
                   if args.child.startswith("train_") else
                   child(args.child, args.path, args.workers))
         print(json.dumps(result, default=float))
@@ -341,10 +347,12 @@ def main() -> None:
         for rows in args.train_dask:
             path = ensure_file(data_dir, rows)
             for where in ("memory", "dask"):
-                r = measure(f"train_{where}", path, args.workers, args.trees)
+                r = measure(f"train_{where}", path, args.workers, args.trees,
+                            args.block_rows)
                 cluster = f"{r['cluster_gb']:.2f} GB" if "cluster_gb" in r else "—"
                 for name, label in (("two_model", "two-model"),
-                                    ("lambdamart", "LambdaMART-PCG, 10k-row blocks")):
+                                    ("lambdamart", f"LambdaMART-PCG, blocks of "
+                                                   f"{args.block_rows:,} rows")):
                     m = r[name]
                     print(f"| {rows:,} | {label} | {where} | {m['seconds']:.1f} | "
                           f"{r['peak_gb']:.2f} GB | {cluster} | {m['auuc30']:.5f} | "

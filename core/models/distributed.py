@@ -115,11 +115,18 @@ def _block_queries(part: pd.DataFrame, *, treatment: str, outcome: str, block_ro
 
 
 def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, outcome: str,
-                        block_rows: int = 10_000, n_estimators: int = 100,
+                        block_rows: int = 100_000, n_estimators: int = 100,
                         learning_rate: float = 0.1, random_state: int = 0,
                         client: Any = None) -> DaskUplift:
     """LambdaMART-PCG with queries of at most ``block_rows`` rows inside each partition,
-    trained by ``DaskLGBMRanker`` with UpRank's λ-objective on every worker."""
+    trained by ``DaskLGBMRanker`` with UpRank's λ-objective on every worker.
+
+    ``block_rows``: ``bench.blocks`` finds no AUUC lost down to blocks of 1,000 rows, but
+    each query costs the λ engine a fixed ~0.1 ms per round (its bins' FFTs and the calls),
+    so small blocks cost time: at Criteo's 85 % treated share (a block's control query is
+    15 % of it) the fixed cost is ~5 % of the objective's time with the default 100,000 rows
+    and ~30 % with blocks of 10,000 (per-row cost ~40–45 ns).  A partition smaller than a
+    block is one block."""
     from lightgbm import DaskLGBMRanker
 
     from core.objectives import lightgbm_objective
