@@ -13,8 +13,8 @@ times differ only by the objective:
 * **floor**: a trivial custom objective (``grad = pred − label``, ``hess = 1``) fitting the
   Rel labels: tree building alone, the least any custom objective can cost;
 * **outcome floor**: the same trivial objective fitting the outcome (visit, 0/1) instead.
-  Tree building costs depend on the gradients (how evenly the splits divide the rows): on
-  this data fitting the outcome takes ~25 % longer than fitting the Rel or Abs1 labels, and
+  Tree building costs depend on the gradients (through the splits they lead to): on
+  this data fitting the outcome takes 20–26 % longer than fitting the Rel or Abs1 labels, and
   longer than LightGBM spends on PCG's own gradients (``--decompose``), so the Rel floor is
   the reference of every ratio and this row shows what a floor on the outcome would say;
 * **lambdarank (trunc 30)**: LightGBM's built-in ``lambdarank`` at its default

@@ -211,10 +211,15 @@ def test_objective_bench_reports_the_fastest_of_its_repeats(shared_data, capsys,
     floor = next(line for line in lines if line.startswith("| floor"))
     assert float(floor.split("|")[5]) == min(timed[0], timed[10])  # first run of each round
     outcome = next(line for line in lines if line.startswith("| outcome floor"))
+    assert outcome.split("|")[4].strip() == "visit"  # it fits the outcome, not the Rel labels
     assert float(outcome.split("|")[5]) == min(timed[1], timed[11])
     # its × floor column: the two floors' ratio, the reference being the Rel floor
     assert float(outcome.split("|")[7]) == pytest.approx(
         min(timed[1], timed[11]) / min(timed[0], timed[10]), abs=0.006)
+    targets = next(line for line in lines if line.startswith("Targets:"))
+    pcg = next(line for line in lines if line.startswith("| PCG binned (ours)"))
+    ratio = float(pcg.split("|")[5]) / float(outcome.split("|")[5])
+    assert f"against the outcome floor {ratio:.2f}×" in targets
 
 
 def test_objective_bench_model_row_trains_the_pcg_abs1_trees(rng):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from core.data import (
@@ -152,13 +154,21 @@ def _ab_frame(n: int = 40, **columns) -> pd.DataFrame:
     return frame.assign(**columns)
 
 
+def _write(frame: pd.DataFrame, path) -> None:
+    frame.to_parquet(path) if path.suffix == ".parquet" else frame.to_csv(path, index=False)
+
+
 BAD_AB = [  # (columns replaced, what the message must say) — as an uploaded CSV is checked
     ({"treatment": ["A", "B"] * 20}, r"'treatment' \(treatment\) of ab\.\w+ holds text values"),
     ({"visit": ["yes", "no"] * 20}, r"'visit' \(outcome\) of ab\.\w+ holds text values"),
     ({"treatment": [0, 1, 2, 3] * 10}, r"other values: 2, 3\. To compare two of several arms"),
-    ({"visit": np.linspace(-1, 1, 40)}, r"'visit' \(outcome\) must be coded 0/1 .* -1, "),
-    ({"treatment": [1] * 40}, r"'treatment' has 0 control row\(s\)"),
-    ({"treatment": [0] + [1] * 39}, r"'treatment' has 1 control row\(s\)"),
+    ({"treatment": np.arange(40) * 0.5}, r"'treatment' has 40 distinct values \(other than "
+                                         r"0/1: 0\.5, 1\.5, 2, 2\.5, 3 and more\): it does not"),
+    ({"visit": np.linspace(-1, 1, 40)}, r"'visit' \(outcome\) must be coded 0/1 .* -1, .* and "
+                                        r"more\. A continuous outcome"),
+    ({"visit": [0.0, 1.0000001] * 20}, r"other values: 1\.0000001\."),
+    ({"treatment": [1] * 40}, r"'treatment' has only one arm: every row is 1"),
+    ({"treatment": [0] + [1] * 39}, r"'treatment' has only 1 control row; each arm needs"),
     ({"visit": [0] * 40}, r"'visit' has no responders"),
     ({"visit": [1] * 40}, r"'visit' has only responders"),
 ]
@@ -172,28 +182,70 @@ def test_a_large_file_gets_the_checks_of_an_upload(tmp_path, suffix, columns, me
     from core.data import load_ab_file
 
     path = tmp_path / f"ab{suffix}"
-    frame = _ab_frame(**columns)
-    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    _write(_ab_frame(**columns), path)
     if suffix == ".parquet":
         with pytest.raises(DataError, match=message):
             parquet_summary(path, treatment="treatment", outcome="visit")
     with pytest.raises(DataError, match=message):
         load_ab_file(path, treatment="treatment", outcome="visit")
-    good = tmp_path / f"good{suffix}"
-    _ab_frame().to_parquet(good) if suffix == ".parquet" else _ab_frame().to_csv(good, index=False)
-    assert load_ab_file(good, treatment="treatment", outcome="visit").n_control == 20
 
 
-def test_text_below_the_csv_type_inference_is_a_data_error(tmp_path):
-    """pyarrow infers a CSV's column types from its first block (1 MB): text further down
-    fails while streaming, and says so as a DataError."""
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_large_file_codes_may_be_booleans_or_floats(tmp_path, suffix):
+    """true/false columns (pyarrow reads them as booleans, which it does not cast to a
+    number) and 0.0/1.0 floats are 0/1 codes."""
     from core.data import load_ab_file
 
-    frame = _ab_frame(120_000)
+    base = _ab_frame()
+    path = tmp_path / f"ab{suffix}"
+    _write(base.assign(treatment=base["treatment"].astype(bool),
+                       visit=base["visit"].astype(float)), path)
+    got = load_ab_file(path, treatment="treatment", outcome="visit")
+    np.testing.assert_array_equal(got.t, base["treatment"].to_numpy())
+    np.testing.assert_array_equal(got.y, base["visit"].to_numpy())
+    assert got.t.dtype == np.int8 and got.n_control == 20
+    if suffix == ".parquet":
+        summary = parquet_summary(path, treatment="treatment", outcome="visit")
+        assert summary["treated share"] == 0.5
+        assert summary["outcome treated"] == base["visit"][base["treatment"] == 1].mean()
+
+
+def test_large_file_refusals_before_reading(tmp_path):
+    """The same column for both roles, NaN codes, an all-missing column, a CSV given to the
+    Parquet summary: each a DataError naming what is wrong."""
+    from core.data import load_ab_file
+
+    for suffix in (".parquet", ".csv"):
+        path = tmp_path / f"ab{suffix}"
+        _write(_ab_frame(), path)
+        with pytest.raises(DataError, match=r"the same column \('visit'\)"):
+            load_ab_file(path, treatment="visit", outcome="visit")
+    with pytest.raises(DataError, match=r"ab\.csv cannot be read as Parquet"):
+        parquet_summary(tmp_path / "ab.csv", treatment="treatment", outcome="visit")
+    path = tmp_path / "nan.parquet"  # NaN values, not nulls (pandas would write nulls)
+    frame = _ab_frame(visit=[0.0, np.nan] * 20)
+    pq.write_table(pa.table({c: pa.array(frame[c].to_numpy(), from_pandas=False)
+                             for c in frame}), path)
+    for read in (parquet_summary, load_ab_file):
+        with pytest.raises(DataError, match=r"'visit' \(outcome\) has 20 missing value\(s\)"):
+            read(path, treatment="treatment", outcome="visit")
+    path = tmp_path / "empty.csv"
+    _write(_ab_frame(visit=[None] * 40), path)
+    with pytest.raises(DataError, match=r"'visit' \(outcome\) of empty\.csv is empty"):
+        load_ab_file(path, treatment="treatment", outcome="visit")
+
+
+@pytest.mark.parametrize("tail", ["0.5,B,1\n", "0.5,1,1,7\n"])
+def test_trouble_below_the_csv_type_inference_is_a_data_error(tmp_path, tail):
+    """pyarrow infers a CSV's column types from its first block (1 MB): text further down, or
+    a row with an extra field, fails while streaming, and says so as a DataError."""
+    from core.data import load_ab_file
+
     path = tmp_path / "late.csv"
-    frame.to_csv(path, index=False)
+    _ab_frame(120_000).to_csv(path, index=False)
     with open(path, "a") as out:
-        out.write("0.5,B,1\n")
+        out.write(tail)
     assert path.stat().st_size > 1 << 20
-    with pytest.raises(DataError, match="late.csv has a value that is not a number"):
+    with pytest.raises(DataError, match="late.csv could not be read to the end: a value that "
+                                        "is not a number"):
         load_ab_file(path, treatment="treatment", outcome="visit")

@@ -227,15 +227,30 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
     return out
 
 
-def _check_numeric_codes(path: Path, schema: Any, columns: dict[str, str]) -> None:
-    """Refuse a treatment / outcome column (``columns``: name → role) whose stored type is not
-    numeric or boolean (text, dates…), from the schema, before anything is read as numbers."""
+def _check_columns(path: Path, names: Sequence[str], schema: Any, treatment: str,
+                   outcome: str) -> None:
+    """Refuse a treatment / outcome column that is missing, the same column twice, or of a
+    stored type that cannot hold 0/1 codes (text, dates…; numbers, decimals and booleans
+    can), from the file's schema, before anything is read."""
     import pyarrow as pa
 
-    for col, what in columns.items():
+    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
+        if col not in names:
+            raise DataError(f"Column {col!r} ({what}) is not in {path.name}; its columns are "
+                            f"{', '.join(names)}.")
+    if treatment == outcome:
+        raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
+                        "pick two different columns.")
+    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
         kind = schema.field(col).type
-        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        if pa.types.is_dictionary(kind):  # pandas' categories
+            kind = kind.value_type
+        if (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                or pa.types.is_boolean(kind) or pa.types.is_decimal(kind)):
             continue
+        if pa.types.is_null(kind):
+            raise DataError(f"Column {col!r} ({what}) of {path.name} is empty: every value is "
+                            "missing.")
         text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
         raise DataError(
             f"Column {col!r} ({what}) of {path.name} holds {'text' if text else kind} values, "
@@ -245,37 +260,63 @@ def _check_numeric_codes(path: Path, schema: Any, columns: dict[str, str]) -> No
 
 
 def check_ab_codes(t: np.ndarray, y: np.ndarray, treatment: str, outcome: str) -> None:
-    """The checks an uploaded CSV gets (:mod:`core.data.abmapping`), for 0/1-coded arrays
-    of a large file: only 0/1 values, both arms with at least 2 rows each, and an outcome
-    that is not constant.
+    """The checks an uploaded CSV's arm and outcome get (:mod:`core.data.abmapping`), for the
+    0/1-coded arrays of a large file: no missing value, only 0/1, both arms with at least 2
+    rows, an outcome that is not constant.
 
     Raises
     ------
     DataError
         With the column's name and what it holds.
     """
+    from core.data.abmapping import MAX_ARMS
+
     for values, col, what in ((t, treatment, "treatment"), (y, outcome, "outcome")):
+        if values.dtype.kind == "f":
+            missing = int(np.count_nonzero(np.isnan(values)))
+            if missing:
+                raise DataError(f"Column {col!r} ({what}) has {missing:,} missing value(s) "
+                                "(NaN); fill or drop those rows first.")
         codes = np.isin(values, (0, 1))
-        if not codes.all():
-            other = np.unique(values[~codes])
-            shown = ", ".join(f"{v:g}" for v in other[:5]) + (" and more" if other.size > 5
-                                                                else "")
-            if what == "treatment":
-                hint = " To compare two of several arms, keep their rows and code them 0/1."
-            else:  # spend, revenue: the upload path reads them (core.data.abmapping)
-                hint = (" A continuous outcome (spend, revenue) is read from an uploaded CSV; "
-                        "a large file needs a 0/1 outcome.")
-            raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
-                            f"holds other values: {shown}.{hint}")
-    for code, arm in ((1, "treated"), (0, "control")):
-        k = int(np.count_nonzero(t == code))
+        if codes.all():
+            continue
+        other = np.unique(values[~codes])
+        shown = ", ".join(f"{v:.10g}" for v in other[:5]) + (" and more" if other.size > 5
+                                                             else "")
+        distinct = other.size + int(np.isin((0, 1), values).sum())
+        if what == "treatment" and distinct > MAX_ARMS:
+            raise DataError(
+                f"Column {col!r} has {distinct:,} distinct values (other than 0/1: {shown}): "
+                "it does not look like a treatment column. The "
+                "treatment column says which arm each row was assigned to; in a large file, "
+                "1 = treated and 0 = control. Pick that column as the treatment.")
+        hint = (" To compare two of several arms, keep their rows and code them 0/1."
+                if what == "treatment" else
+                " A continuous outcome (spend, revenue) is read from an uploaded CSV; a large "
+                "file needs a 0/1 outcome.")
+        raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
+                        f"holds other values: {shown}.{hint}")
+    treated = int(np.count_nonzero(t == 1))
+    if treated in (0, t.size):
+        raise DataError(f"Column {treatment!r} has only one arm: every row is "
+                        f"{1 if treated else 0}. An A/B test needs treated and control rows.")
+    for k, arm in ((treated, "treated"), (t.size - treated, "control")):
         if k < 2:
-            raise DataError(f"Column {treatment!r} has {k:,} {arm} row(s); an A/B test needs at "
-                            "least 2 treated and 2 control rows.")
+            raise DataError(f"Column {treatment!r} has only {k} {arm} row; each arm needs at "
+                            "least 2 rows.")
     for val, said in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
         if np.all(y == val):
             raise DataError(f"Column {outcome!r} has {said}. Uplift needs rows with outcome 1 "
                             "and rows with outcome 0.")
+
+
+def _float_dtypes(schema: Any, columns: Sequence[str]) -> dict[str, Any]:
+    """float64 for the floating columns among ``columns`` (their codes checked unrounded);
+    the others keep their stored type."""
+    import pyarrow as pa
+
+    return {c: np.float64 for c in columns if pa.types.is_floating(schema.field(c).type)
+            or pa.types.is_decimal(schema.field(c).type)}
 
 
 def parquet_summary(path: str | Path, *, treatment: str, outcome: str) -> dict[str, Any]:
@@ -289,19 +330,19 @@ def parquet_summary(path: str | Path, *, treatment: str, outcome: str) -> dict[s
         As :func:`load_ab_file` for the two columns: missing, not 0/1 (text included), one
         arm only, a constant outcome — so the page says so before the file is used.
     """
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    path = Path(path)
     names = file_columns(path)
-    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
-        if col not in names:
-            raise DataError(f"Column {col!r} ({what}) is not in {Path(path).name}; its "
-                            f"columns are {', '.join(names)}.")
-    pf = pq.ParquetFile(path)
-    _check_numeric_codes(Path(path), pf.schema_arrow, {treatment: "treatment",
-                                                       outcome: "outcome"})
+    try:
+        pf = pq.ParquetFile(path)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise DataError(f"{path.name} cannot be read as Parquet: {exc}") from None
+    _check_columns(path, names, pf.schema_arrow, treatment, outcome)
     cols = read_parquet_columns(path, [treatment, outcome],
-                                dtypes={treatment: np.float64, outcome: np.float64})
-    t, y = cols[treatment], cols[outcome]
+                                dtypes=_float_dtypes(pf.schema_arrow, [treatment, outcome]))
+    t, y = cols[treatment], cols[outcome].astype(np.float64, copy=False)
     check_ab_codes(t, y, treatment, outcome)
     treated = t == 1
     return {"rows": int(pf.metadata.num_rows), "row groups": pf.metadata.num_row_groups,
@@ -462,12 +503,9 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
 
     path = Path(path)
     names = file_columns(path)
-    for col, what in ((treatment, "treatment"), (outcome, "outcome")):
-        if col not in names:
-            raise DataError(f"Column {col!r} ({what}) is not in {path.name}; its columns are "
-                            f"{', '.join(names)}.")
     parquet = path.suffix.lower() in (".parquet", ".pq")
     schema = pq.ParquetFile(path).schema_arrow if parquet else pcsv.open_csv(path).schema
+    _check_columns(path, names, schema, treatment, outcome)
     notes = []
     if features is None:
         numeric = [f.name for f in schema if f.name not in (treatment, outcome)
@@ -481,26 +519,30 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
                         f"{outcome!r}.")
     wanted = [*features, treatment, outcome]
-    _check_numeric_codes(path, schema, {treatment: "treatment", outcome: "outcome"})
     if parquet:
-        cols = read_parquet_columns(path, wanted, dtypes={treatment: np.float64,
-                                                          outcome: np.float64})
+        cols = read_parquet_columns(path, wanted,
+                                    dtypes=_float_dtypes(schema, [treatment, outcome]))
     else:
         parts: dict[str, list] = {c: [] for c in wanted}
-        reader = pcsv.open_csv(path, convert_options=pcsv.ConvertOptions(
-            include_columns=wanted,
-            column_types={**{f: pa.float32() for f in features},
-                          treatment: pa.float64(), outcome: pa.float64()}))
+        # arm and outcome as float64 (codes checked unrounded), or bool when they hold
+        # true/false (which pyarrow does not convert to a number)
+        coded = {c: pa.bool_() if pa.types.is_boolean(schema.field(c).type) else pa.float64()
+                 for c in (treatment, outcome)}
         try:
+            reader = pcsv.open_csv(path, convert_options=pcsv.ConvertOptions(
+                include_columns=wanted,
+                column_types={**{f: pa.float32() for f in features}, **coded}))
             for batch in reader:
                 for c in wanted:
                     col = batch.column(c)
                     if col.null_count:
                         raise DataError(f"Column {c!r} of {path.name} has missing values.")
                     parts[c].append(col.to_numpy(zero_copy_only=False))
-        except pa.ArrowInvalid as exc:  # text further down than the type inference read
-            raise DataError(f"{path.name} has a value that is not a number in a numeric "
-                            f"column: {exc}") from None
+        except pa.ArrowInvalid as exc:  # a value pyarrow cannot convert, a ragged row
+            raise DataError(
+                f"{path.name} could not be read to the end: a value that is not a number in "
+                "a numeric column, or a row with a different number of fields (pyarrow: "
+                f"{exc})") from None
         cols = {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}
     check_ab_codes(cols[treatment], cols[outcome], treatment, outcome)
     X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features},
