@@ -88,6 +88,33 @@ def test_resampled_curves_compiled_and_numpy_agree_bit_for_bit(monkeypatch, ties
             assert compiled == values()
 
 
+@pytest.mark.parametrize("ties", ["average", "stable"])
+@pytest.mark.parametrize("amounts", [False, True])
+def test_joint_values_at_chosen_positions_are_the_full_curves_bits(ties, amounts):
+    """joint_values(..., at=positions) — what the profit bootstrap reads, 201 depths — gives
+    the full curve's values at those positions bit for bit (the sign of zero included):
+    resampled counts with zeros, tie runs, positions at 0, at the end, repeated, inside runs;
+    every joint definition."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n = int(rng.integers(1, 300))
+        code = rng.integers(0, 4, n).astype(np.int8)
+        neg = np.sort(-rng.integers(0, max(1, n // int(rng.integers(1, 6))), n).astype(float))
+        counts = None if trial % 3 == 0 else rng.poisson(1.0, n).astype(np.uint8)
+        values = rng.normal(size=n) if amounts else None
+        total = n if counts is None else int(counts.sum())
+        at = np.sort(rng.integers(0, total + 1, int(rng.integers(1, 30))))
+        at[0], at[-1] = (0 if trial % 2 else at[0]), (total if trial % 5 == 0 else at[-1])
+        for kind in (0, 1, 2):
+            full = np.empty(total + 1)
+            if not _kernel.joint_values(code, counts, values, neg, ties, kind, 3.0, 5.0, full):
+                pytest.skip("numba is not installed")
+            chosen = np.full(at.size, np.nan)
+            assert _kernel.joint_values(code, counts, values, neg, ties, kind, 3.0, 5.0,
+                                        chosen, at=at)
+            np.testing.assert_array_equal(chosen.view(np.uint64), full[at].view(np.uint64))
+
+
 @pytest.mark.parametrize("run_ends", [None, np.array([0, 0])])  # stable, average
 def test_counted_at_of_an_arm_without_rows_is_zero_in_both_backends(monkeypatch, run_ends):
     """An arm with no rows counts nothing at any k (compiled pass and numpy fallback)."""

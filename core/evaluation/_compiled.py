@@ -301,11 +301,13 @@ def _joint_value(kind, k, nt, rt, r, n_t, n_c):
 
 
 @numba.njit(**_JIT)
-def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
+def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
     """``out[k] = V(k)`` for ``k = 0 … len(out) − 1`` of a joint definition
     (:func:`_joint_value`) along a ranking (``code[i] = 2·t + y`` in rank order) in which row
     ``i`` appears ``counts[i]`` times (empty ``counts``: once) — a bootstrap resample
-    without building it.
+    without building it; or, with ``at`` (non-decreasing positions), ``out[j] = V(at[j])``
+    only (a profit curve reads 201 depths of millions: the value at every other position,
+    with its divisions, is not computed).
 
     ``values``: the rows' amounts (empty: 0/1 outcomes from ``code``); ``neg``: the sorted
     negated scores for ``ties="average"`` (empty: ``"stable"``) — inside a run of equal
@@ -313,8 +315,14 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
     :func:`core.evaluation._kernel.cumulative` (``numpy.interp``) gives them.  Each copy
     adds its row's values one at a time, so every ``V(k)`` has the bits of the numpy
     formulas on the (repeated) rows' cumulative counts, with none of those arrays built."""
-    last = out.shape[0] - 1
-    out[0] = 0.0
+    chosen = at.shape[0] > 0
+    last = at[at.shape[0] - 1] if chosen else out.shape[0] - 1
+    j = 0  # next entry of ``at`` (chosen)
+    while chosen and j < at.shape[0] and at[j] == 0:  # V(0) = 0
+        out[j] = 0.0
+        j += 1
+    if not chosen:
+        out[0] = 0.0
     n = code.shape[0]
     weighted = counts.shape[0] > 0
     amounts = values.shape[0] > 0
@@ -330,7 +338,20 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
         c = code[i]
         t = c >> 1
         y = values[i] if amounts else 0.0
-        for _ in range(counts[i] if weighted else 1):
+        copies = counts[i] if weighted else 1
+        if (chosen and not amounts
+                and (average or j >= at.shape[0] or at[j] > k + copies)):
+            # no position of ``at`` among this row's copies (ties="average" writes at the
+            # run's end): 0/1 sums are whole numbers, so adding ``copies`` at once has the
+            # bits of adding one copy at a time (a zero count adds +0.0: only V(0) comes
+            # before a first copy, and it is written apart), without a loop of a random
+            # trip count (its mispredictions took two thirds of the pass)
+            k += copies
+            nt += copies * t
+            rt += copies * (t & c)
+            r += copies * (c & 1)
+            copies = 0
+        for _ in range(copies):
             k += 1
             nt += t
             if amounts:
@@ -339,20 +360,48 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
             else:
                 rt += t & c
                 r += c & 1
-            if not average and k <= last:
-                out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+            if not average:
+                if not chosen:
+                    if k <= last:
+                        out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                else:
+                    while j < at.shape[0] and at[j] == k:
+                        out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                        j += 1
         if average and (i == n - 1 or neg[i + 1] != neg[i]):
-            if k > k0:
-                span = float(k - k0)
-                s_nt = (nt - nt0) / span
-                s_rt = (rt - rt0) / span
-                s_r = (r - r0) / span
-                for kk in range(k0 + 1, min(k - 1, last) + 1):
-                    off = float(kk - k0)
-                    out[kk] = _joint_value(kind, float(kk), s_nt * off + nt0,
-                                           s_rt * off + rt0, s_r * off + r0, n_t, n_c)
-                if k <= last:
-                    out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+            # a closed run with a position of ``at`` in it (rarely: no data-dependent branch
+            # per row), or any run that grew (every position)
+            if (j < at.shape[0] and at[j] <= k) if chosen else k > k0:
+                first = k0 + 1
+                stop = min(k - 1, last)  # the run's inner points, interpolated
+                if chosen:  # (every position up to k0 is written: at[j] > k0)
+                    inner = j < at.shape[0] and at[j] <= stop
+                else:
+                    inner = first <= stop
+                if inner:  # (a run of one copy has none: no slopes to divide out)
+                    span = float(k - k0)
+                    s_nt = (nt - nt0) / span
+                    s_rt = (rt - rt0) / span
+                    s_r = (r - r0) / span
+                    if chosen:
+                        while j < at.shape[0] and at[j] <= stop:
+                            off = float(at[j] - k0)
+                            out[j] = _joint_value(kind, float(at[j]), s_nt * off + nt0,
+                                                  s_rt * off + rt0, s_r * off + r0, n_t, n_c)
+                            j += 1
+                    else:
+                        for kk in range(first, stop + 1):
+                            off = float(kk - k0)
+                            out[kk] = _joint_value(kind, float(kk), s_nt * off + nt0,
+                                                   s_rt * off + rt0, s_r * off + r0, n_t,
+                                                   n_c)
+                if not chosen:
+                    if k <= last:
+                        out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                else:
+                    while j < at.shape[0] and at[j] == k:
+                        out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                        j += 1
             k0, nt0, rt0, r0 = k, nt, rt, r
 
 

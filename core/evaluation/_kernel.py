@@ -241,7 +241,7 @@ def counted_at(counts: np.ndarray, rows: np.ndarray, values: np.ndarray,
 
 def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarray | None,
                  neg_sorted: np.ndarray, ties: str, kind: int, n_t: float, n_c: float,
-                 out: np.ndarray) -> bool:
+                 out: np.ndarray, at: np.ndarray | None = None) -> bool:
     """``out[k] = V(k)`` (``k = 0 … len(out) − 1``) of a joint definition (``kind`` 0
     ``uplift_joint_rel``, 1 ``qini_joint_abs``, 2 ``uplift_joint_abs``) along a ranking
     (``code[i] = 2·t + y`` in rank order, ``neg_sorted`` its negated scores) in which row
@@ -249,6 +249,8 @@ def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarr
     compiled pass (:func:`core.evaluation._compiled.joint_values`): the same bits as the
     numpy formulas on :func:`joint_cumulatives` / :func:`cumulative` of the (repeated) rows,
     without their five arrays.  ``y_values``: the rows' amounts (None: 0/1 outcomes).
+    ``at`` (non-decreasing positions ``0 … Σ counts``): only ``out[j] = V(at[j])``, the same
+    bits as the full curve there, ``len(out) == len(at)``.
     Returns False (``out`` untouched) without numba, or with ``ties="average"`` for sorted
     keys the compiled pass does not take: the caller then takes the numpy path.
     """
@@ -259,7 +261,8 @@ def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarr
         np.empty(0, np.int64) if counts is None else np.ascontiguousarray(counts),
         np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
         np.ascontiguousarray(neg_sorted) if ties == "average" else np.empty(0),
-        kind, float(n_t), float(n_c), out)
+        kind, float(n_t), float(n_c),
+        np.empty(0, np.int64) if at is None else np.ascontiguousarray(at, dtype=np.int64), out)
     return True
 
 

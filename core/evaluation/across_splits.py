@@ -601,7 +601,7 @@ def profit_over_splits(
                                neg_sorted))
             else:  # the per-row values' sums
                 ranked.append((order, (2 * t_sorted).astype(np.int8), v_sorted, neg_sorted))
-        out = np.empty(n + 1)  # the resampled incremental values, one ranking at a time
+        out = np.empty(grid)  # the resampled incremental values, one ranking at a time
         responders = np.flatnonzero(y)
         both_arms = bool(t.any()) and not bool(t.all())  # kept by every stratified resample
         for b, w in enumerate(_stratified_counts(t, n_boot, as_generator(stream))):
