@@ -300,14 +300,38 @@ def _joint_value(kind, k, nt, rt, r, n_t, n_c):
     return (rt / nt - rc / nc) * k
 
 
+@numba.njit(inline="always", **_JIT)
+def _add_copy(c, t, y, amounts, nt, rt, r):
+    """The top k's sums after one more copy of a row (``code`` c, ``t = c >> 1``, amount y)."""
+    if amounts:
+        return nt + t, rt + t * y, r + y
+    return nt + t, rt + (t & c), r + (c & 1)
+
+
+@numba.njit(inline="always", **_JIT)
+def _slopes(k0, k, nt0, rt0, r0, nt, rt, r):
+    """Slopes of the sums over the tie run ``(k0, k]``, as numpy.interp divides them."""
+    span = float(k - k0)
+    return (nt - nt0) / span, (rt - rt0) / span, (r - r0) / span
+
+
+@numba.njit(inline="always", **_JIT)
+def _run_value(kind, kk, k0, slopes, nt0, rt0, r0, n_t, n_c):
+    """``V(kk)`` inside a tie run that starts at ``k0`` with sums ``(nt0, rt0, r0)``:
+    numpy.interp's straight line, ``slope·off + start``."""
+    off = float(kk - k0)
+    s_nt, s_rt, s_r = slopes
+    return _joint_value(kind, float(kk), s_nt * off + nt0, s_rt * off + rt0, s_r * off + r0,
+                        n_t, n_c)
+
+
 @numba.njit(**_JIT)
 def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
     """``out[k] = V(k)`` for ``k = 0 … len(out) − 1`` of a joint definition
     (:func:`_joint_value`) along a ranking (``code[i] = 2·t + y`` in rank order) in which row
     ``i`` appears ``counts[i]`` times (empty ``counts``: once) — a bootstrap resample
-    without building it; or, with ``at`` (non-decreasing positions), ``out[j] = V(at[j])``
-    only (a profit curve reads 201 depths of millions: the value at every other position,
-    with its divisions, is not computed).
+    without building it; or, given positions ``at`` (non-decreasing), only
+    ``out[j] = V(at[j])`` (:func:`_joint_values_at`).
 
     ``values``: the rows' amounts (empty: 0/1 outcomes from ``code``); ``neg``: the sorted
     negated scores for ``ties="average"`` (empty: ``"stable"``) — inside a run of equal
@@ -315,14 +339,11 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
     :func:`core.evaluation._kernel.cumulative` (``numpy.interp``) gives them.  Each copy
     adds its row's values one at a time, so every ``V(k)`` has the bits of the numpy
     formulas on the (repeated) rows' cumulative counts, with none of those arrays built."""
-    chosen = at.shape[0] > 0
-    last = at[at.shape[0] - 1] if chosen else out.shape[0] - 1
-    j = 0  # next entry of ``at`` (chosen)
-    while chosen and j < at.shape[0] and at[j] == 0:  # V(0) = 0
-        out[j] = 0.0
-        j += 1
-    if not chosen:
-        out[0] = 0.0
+    if at.shape[0] > 0:
+        _joint_values_at(code, counts, values, neg, kind, n_t, n_c, at, out)
+        return
+    last = out.shape[0] - 1
+    out[0] = 0.0
     n = code.shape[0]
     weighted = counts.shape[0] > 0
     amounts = values.shape[0] > 0
@@ -338,70 +359,74 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
         c = code[i]
         t = c >> 1
         y = values[i] if amounts else 0.0
+        for _ in range(counts[i] if weighted else 1):
+            k += 1
+            nt, rt, r = _add_copy(c, t, y, amounts, nt, rt, r)
+            if not average and k <= last:
+                out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+        if average and (i == n - 1 or neg[i + 1] != neg[i]):
+            if k > k0:
+                if k - k0 > 1:  # inner points (a run of one copy has none)
+                    slopes = _slopes(k0, k, nt0, rt0, r0, nt, rt, r)
+                    for kk in range(k0 + 1, min(k - 1, last) + 1):
+                        out[kk] = _run_value(kind, kk, k0, slopes, nt0, rt0, r0, n_t, n_c)
+                if k <= last:
+                    out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+            k0, nt0, rt0, r0 = k, nt, rt, r
+
+
+@numba.njit(**_JIT)
+def _joint_values_at(code, counts, values, neg, kind, n_t, n_c, at, out):
+    """:func:`joint_values` at the positions ``at`` only: ``out[j] = V(at[j])``, the same bits.
+
+    A profit curve reads 201 depths of a Criteo-size test set's 4.2M positions: the others'
+    values (two divisions each) are not computed, and with 0/1 outcomes a row's copies are
+    added at once unless a position falls among them — the sums are whole numbers, so that
+    has the bits of one copy at a time (a zero count adds +0.0: only ``V(0)``, written
+    apart, comes before a first copy), without a loop of a random trip count, whose
+    mispredictions took most of the pass (ties="average" writes only at run ends)."""
+    j = 0
+    while j < at.shape[0] and at[j] == 0:  # V(0) = 0
+        out[j] = 0.0
+        j += 1
+    n = code.shape[0]
+    weighted = counts.shape[0] > 0
+    amounts = values.shape[0] > 0
+    average = neg.shape[0] > 0
+    k = 0
+    nt = -0.0
+    rt = -0.0
+    r = -0.0
+    k0, nt0, rt0, r0 = 0, 0.0, 0.0, 0.0
+    for i in range(n):
+        if j >= at.shape[0]:
+            break
+        c = code[i]
+        t = c >> 1
+        y = values[i] if amounts else 0.0
         copies = counts[i] if weighted else 1
-        if (chosen and not amounts
-                and (average or j >= at.shape[0] or at[j] > k + copies)):
-            # no position of ``at`` among this row's copies (ties="average" writes at the
-            # run's end): 0/1 sums are whole numbers, so adding ``copies`` at once has the
-            # bits of adding one copy at a time (a zero count adds +0.0: only V(0) comes
-            # before a first copy, and it is written apart), without a loop of a random
-            # trip count (its mispredictions took two thirds of the pass)
+        if not amounts and (average or at[j] > k + copies):
             k += copies
             nt += copies * t
             rt += copies * (t & c)
             r += copies * (c & 1)
-            copies = 0
-        for _ in range(copies):
-            k += 1
-            nt += t
-            if amounts:
-                rt += t * y
-                r += y
-            else:
-                rt += t & c
-                r += c & 1
-            if not average:
-                if not chosen:
-                    if k <= last:
-                        out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
-                else:
-                    while j < at.shape[0] and at[j] == k:
-                        out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
-                        j += 1
+        else:
+            for _ in range(copies):
+                k += 1
+                nt, rt, r = _add_copy(c, t, y, amounts, nt, rt, r)
+                while not average and j < at.shape[0] and at[j] == k:
+                    out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                    j += 1
         if average and (i == n - 1 or neg[i + 1] != neg[i]):
-            # a closed run with a position of ``at`` in it (rarely: no data-dependent branch
-            # per row), or any run that grew (every position)
-            if (j < at.shape[0] and at[j] <= k) if chosen else k > k0:
-                first = k0 + 1
-                stop = min(k - 1, last)  # the run's inner points, interpolated
-                if chosen:  # (every position up to k0 is written: at[j] > k0)
-                    inner = j < at.shape[0] and at[j] <= stop
-                else:
-                    inner = first <= stop
-                if inner:  # (a run of one copy has none: no slopes to divide out)
-                    span = float(k - k0)
-                    s_nt = (nt - nt0) / span
-                    s_rt = (rt - rt0) / span
-                    s_r = (r - r0) / span
-                    if chosen:
-                        while j < at.shape[0] and at[j] <= stop:
-                            off = float(at[j] - k0)
-                            out[j] = _joint_value(kind, float(at[j]), s_nt * off + nt0,
-                                                  s_rt * off + rt0, s_r * off + r0, n_t, n_c)
-                            j += 1
-                    else:
-                        for kk in range(first, stop + 1):
-                            off = float(kk - k0)
-                            out[kk] = _joint_value(kind, float(kk), s_nt * off + nt0,
-                                                   s_rt * off + rt0, s_r * off + r0, n_t,
-                                                   n_c)
-                if not chosen:
-                    if k <= last:
-                        out[k] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
-                else:
-                    while j < at.shape[0] and at[j] == k:
-                        out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
-                        j += 1
+            # positions in (k0, k] (each at[j] > k0): inside the run, then at its end
+            if j < at.shape[0] and at[j] < k:
+                slopes = _slopes(k0, k, nt0, rt0, r0, nt, rt, r)
+                while j < at.shape[0] and at[j] < k:
+                    out[j] = _run_value(kind, at[j], k0, slopes, nt0, rt0, r0, n_t, n_c)
+                    j += 1
+            while j < at.shape[0] and at[j] == k:
+                out[j] = _joint_value(kind, float(k), nt, rt, r, n_t, n_c)
+                j += 1
             k0, nt0, rt0, r0 = k, nt, rt, r
 
 
