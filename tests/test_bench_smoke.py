@@ -266,3 +266,21 @@ def test_objective_decomposition_replays_the_same_trees(rng, monkeypatch):
     assert len(rest) == 4
     for _, booster in rest[1::2]:  # the replays: the PCG training's trees
         np.testing.assert_array_equal(booster.predict(x), recorded[1].predict(x))
+
+
+def test_compare_sections_bench_times_every_section_of_the_page(capsys):
+    """bench.compare_sections on a small stand-in: the test split is the last 30 % with two
+    float32 scores, and every section of the Compare page is timed."""
+    from bench import compare_sections
+
+    split = compare_sections.test_split(10_000)
+    assert split.y.size == 3_000 and all(s.dtype == np.float32 for s in split.scores.values())
+    compare_sections.main(["--rows", "10000", "--boot", "3"])
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    labels = [line.split("|")[1].strip() for line in rows[1:]]
+    assert labels == ["curves and bands", "AUUC table", "definition ranks", "P-nDCG / nDCG",
+                      "deciles", "profit bootstrap (200 replicates)",
+                      "AUUC bootstrap (3 replicates, its set-up included)"]
+    assert all(float(line.split("|")[2]) >= 0 for line in rows[1:])
+    assert "3,000 test rows (of a 10,000-row stand-in)" in out
