@@ -168,7 +168,7 @@ BAD_AB = [  # (columns replaced, what the message must say) — as an uploaded C
                                         r"more\. A continuous outcome"),
     ({"visit": [0.0, 1.0000001] * 20}, r"other values: 1\.0000001\."),
     ({"treatment": [1] * 40}, r"'treatment' has only one arm: every row is 1"),
-    ({"treatment": [0] + [1] * 39}, r"'treatment' has only 1 control row; each arm needs"),
+    ({"treatment": [0] + [1] * 39}, r"Only 1 control row is left; each arm needs"),
     ({"visit": [0] * 40}, r"'visit' has no responders"),
     ({"visit": [1] * 40}, r"'visit' has only responders"),
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,8 +29,8 @@ import pandas as pd
 from core.data.abdata import ABData, DataError
 
 __all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "check_arm_count",
-           "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
-           "guess_outcome_kind"]
+           "check_arms_and_outcome", "check_distinct_roles", "frame_to_abdata",
+           "frame_to_multiarm", "guess_columns", "guess_control", "guess_outcome_kind"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -304,9 +304,7 @@ def _check_mapping(df: pd.DataFrame, treatment: str, outcome: str,
     for col, param in ((treatment, "treatment"), (outcome, "outcome")):
         if col not in columns:
             raise _missing_column(col, param, columns)
-    if treatment == outcome:
-        raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
-                        "pick two different columns.")
+    check_distinct_roles(treatment, outcome)
     if features is None:
         return None
     features = [features] if isinstance(features, str) else list(features)
@@ -362,18 +360,8 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     t, y = t[keep].astype(np.int8), y[keep].astype(np.int8)
     if t.size == 0:
         raise DataError(f"No rows are left with both {treatment!r} and {outcome!r} filled in.")
-    if (t == t[0]).all():
-        shown = _shown(_counts(df[treatment].iloc[keep]).index[0])
-        raise DataError(f"Column {treatment!r} has only one arm: every row is {shown}. "
-                        "An A/B test needs treated and control rows.")
-    for code, arm in ((1, "treated"), (0, "control")):
-        k = int((t == code).sum())
-        if k < 2:
-            raise DataError(f"Only {k} {arm} row is left; each arm needs at least 2 rows.")
-    for val, what in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
-        if (y == val).all():
-            raise DataError(f"Column {outcome!r} has {what}. Uplift needs rows with outcome 1 "
-                            "and rows with outcome 0.")
+    check_arms_and_outcome(t, y, treatment, outcome,
+                           shown=lambda: _shown(_counts(df[treatment].iloc[keep]).index[0]))
     X, ids, id_name = _features_and_ids(df, keep, treatment, outcome, features, max_levels,
                                         warnings)
     source = {"treatment": treatment, "outcome": outcome}
@@ -382,6 +370,34 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     data = ABData(X=X.reset_index(drop=True), y=y, t=t, name=name, warnings=warnings,
                   source_columns=source, ids=ids, id_name=id_name)
     return (data, keep) if return_rows else data
+
+
+def check_distinct_roles(treatment: str, outcome: str) -> None:
+    """Refuse the same column as treatment and outcome (uploads and large files)."""
+    if treatment == outcome:
+        raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
+                        "pick two different columns.")
+
+
+def check_arms_and_outcome(t: np.ndarray, y: np.ndarray, treatment: str, outcome: str, *,
+                           shown: Callable[[], str] | None = None) -> None:
+    """Refuse 0/1-coded rows that are no A/B test: one arm only, fewer than 2 rows in an arm,
+    an outcome that is the same in every row.  ``shown()`` names the single arm's code as
+    the file holds it (default: the 0/1 code).  Uploads and large files share it."""
+    if t.size == 0:
+        raise DataError(f"No rows with {treatment!r} and {outcome!r}: the data is empty.")
+    treated = int(np.count_nonzero(t == 1))
+    if treated in (0, t.size):
+        code = shown() if shown is not None else str(1 if treated else 0)
+        raise DataError(f"Column {treatment!r} has only one arm: every row is {code}. "
+                        "An A/B test needs treated and control rows.")
+    for k, arm in ((treated, "treated"), (t.size - treated, "control")):
+        if k < 2:
+            raise DataError(f"Only {k} {arm} row is left; each arm needs at least 2 rows.")
+    for val, what in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
+        if np.all(y == val):
+            raise DataError(f"Column {outcome!r} has {what}. Uplift needs rows with outcome 1 "
+                            "and rows with outcome 0.")
 
 
 def guess_outcome_kind(col: pd.Series) -> str:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from core.data.abdata import ABData, DataError
+from core.data.abmapping import MAX_ARMS, check_arms_and_outcome, check_distinct_roles
 
 __all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "check_ab_codes",
            "criteo_parquet", "file_columns", "iter_criteo_like", "load_ab_file", "load_criteo",
@@ -238,9 +239,7 @@ def _check_columns(path: Path, names: Sequence[str], schema: Any, treatment: str
         if col not in names:
             raise DataError(f"Column {col!r} ({what}) is not in {path.name}; its columns are "
                             f"{', '.join(names)}.")
-    if treatment == outcome:
-        raise DataError(f"The treatment and the outcome are the same column ({treatment!r}); "
-                        "pick two different columns.")
+    check_distinct_roles(treatment, outcome)
     for col, what in ((treatment, "treatment"), (outcome, "outcome")):
         kind = schema.field(col).type
         if pa.types.is_dictionary(kind):  # pandas' categories
@@ -260,17 +259,15 @@ def _check_columns(path: Path, names: Sequence[str], schema: Any, treatment: str
 
 
 def check_ab_codes(t: np.ndarray, y: np.ndarray, treatment: str, outcome: str) -> None:
-    """The checks an uploaded CSV's arm and outcome get (:mod:`core.data.abmapping`), for the
-    0/1-coded arrays of a large file: no missing value, only 0/1, both arms with at least 2
-    rows, an outcome that is not constant.
+    """The checks an uploaded CSV's arm and outcome get, for the arrays of a large file: no
+    missing value, only 0/1 codes, then :func:`core.data.abmapping.check_arms_and_outcome`
+    (both arms with at least 2 rows, an outcome that is not constant) — the upload's own.
 
     Raises
     ------
     DataError
         With the column's name and what it holds.
     """
-    from core.data.abmapping import MAX_ARMS
-
     for values, col, what in ((t, treatment, "treatment"), (y, outcome, "outcome")):
         if values.dtype.kind == "f":
             missing = int(np.count_nonzero(np.isnan(values)))
@@ -296,18 +293,7 @@ def check_ab_codes(t: np.ndarray, y: np.ndarray, treatment: str, outcome: str) -
                 "file needs a 0/1 outcome.")
         raise DataError(f"Column {col!r} ({what}) must be coded 0/1 in a large file; it "
                         f"holds other values: {shown}.{hint}")
-    treated = int(np.count_nonzero(t == 1))
-    if treated in (0, t.size):
-        raise DataError(f"Column {treatment!r} has only one arm: every row is "
-                        f"{1 if treated else 0}. An A/B test needs treated and control rows.")
-    for k, arm in ((treated, "treated"), (t.size - treated, "control")):
-        if k < 2:
-            raise DataError(f"Column {treatment!r} has only {k} {arm} row; each arm needs at "
-                            "least 2 rows.")
-    for val, said in ((0, "no responders: every row is 0"), (1, "only responders: every row is 1")):
-        if np.all(y == val):
-            raise DataError(f"Column {outcome!r} has {said}. Uplift needs rows with outcome 1 "
-                            "and rows with outcome 0.")
+    check_arms_and_outcome(t, y, treatment, outcome)
 
 
 def _float_dtypes(schema: Any, columns: Sequence[str]) -> dict[str, Any]:
