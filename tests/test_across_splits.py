@@ -365,7 +365,7 @@ def test_counted_profit_is_the_profit_of_the_repeated_rows(ties):
         for code, values, scale, per_row in (((2 * t).astype(np.int8), v, 1.0, v),
                                              ((2 * t + y).astype(np.int8), None, 2.5, 2.5 * y)):
             got = _profit_counted(code, values, scale, neg, counts, ks, ties, 0.3,
-                                  np.empty(m + 1))
+                                  np.empty(ks.size))
             assert got is not None  # numba present: the compiled pass ran
             want = _profit_at(np.repeat(t, counts).astype(np.float64),
                               np.repeat(per_row, counts), np.repeat(neg, counts), ks, ties,

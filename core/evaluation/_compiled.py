@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 __all__ = ["add_draws", "arm_sums_at", "code_totals", "counted_at", "joint_values",
-           "merge_runs", "radix_rank64", "rank_codes32"]
+           "joint_values_at", "merge_runs", "radix_rank64", "rank_codes32"]
 
 _JIT = {"cache": True, "nogil": True}
 #: bits 2..33 of the packed word (the 32 key bits) in four 8-bit digits: 256 buckets per pass
@@ -326,12 +326,11 @@ def _run_value(kind, kk, k0, slopes, nt0, rt0, r0, n_t, n_c):
 
 
 @numba.njit(**_JIT)
-def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
+def joint_values(code, counts, values, neg, kind, n_t, n_c, out):
     """``out[k] = V(k)`` for ``k = 0 … len(out) − 1`` of a joint definition
     (:func:`_joint_value`) along a ranking (``code[i] = 2·t + y`` in rank order) in which row
     ``i`` appears ``counts[i]`` times (empty ``counts``: once) — a bootstrap resample
-    without building it; or, given positions ``at`` (non-decreasing), only
-    ``out[j] = V(at[j])`` (:func:`_joint_values_at`).
+    without building it (:func:`joint_values_at`: only at a few positions).
 
     ``values``: the rows' amounts (empty: 0/1 outcomes from ``code``); ``neg``: the sorted
     negated scores for ``ties="average"`` (empty: ``"stable"``) — inside a run of equal
@@ -339,9 +338,6 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
     :func:`core.evaluation._kernel.cumulative` (``numpy.interp``) gives them.  Each copy
     adds its row's values one at a time, so every ``V(k)`` has the bits of the numpy
     formulas on the (repeated) rows' cumulative counts, with none of those arrays built."""
-    if at.shape[0] > 0:
-        _joint_values_at(code, counts, values, neg, kind, n_t, n_c, at, out)
-        return
     last = out.shape[0] - 1
     out[0] = 0.0
     n = code.shape[0]
@@ -376,7 +372,7 @@ def joint_values(code, counts, values, neg, kind, n_t, n_c, at, out):
 
 
 @numba.njit(**_JIT)
-def _joint_values_at(code, counts, values, neg, kind, n_t, n_c, at, out):
+def joint_values_at(code, counts, values, neg, kind, n_t, n_c, at, out):
     """:func:`joint_values` at the positions ``at`` only: ``out[j] = V(at[j])``, the same bits.
 
     A profit curve reads 201 depths of a Criteo-size test set's 4.2M positions: the others'

@@ -256,13 +256,15 @@ def joint_values(code: np.ndarray, counts: np.ndarray | None, y_values: np.ndarr
     """
     if _compiled is None or (ties == "average" and not _compiled_keys(neg_sorted)):
         return False
-    _compiled.joint_values(
-        np.ascontiguousarray(code),
-        np.empty(0, np.int64) if counts is None else np.ascontiguousarray(counts),
-        np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
-        np.ascontiguousarray(neg_sorted) if ties == "average" else np.empty(0),
-        kind, float(n_t), float(n_c),
-        np.empty(0, np.int64) if at is None else np.ascontiguousarray(at, dtype=np.int64), out)
+    args = (np.ascontiguousarray(code),
+            np.empty(0, np.int64) if counts is None else np.ascontiguousarray(counts),
+            np.empty(0) if y_values is None else np.ascontiguousarray(y_values, dtype=np.float64),
+            np.ascontiguousarray(neg_sorted) if ties == "average" else np.empty(0),
+            kind, float(n_t), float(n_c))
+    if at is None:
+        _compiled.joint_values(*args, out)
+    else:
+        _compiled.joint_values_at(*args, np.ascontiguousarray(at, dtype=np.int64), out)
     return True
 
 

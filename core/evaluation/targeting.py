@@ -188,13 +188,12 @@ def _profit_counted(code: np.ndarray, v_sorted: np.ndarray | None, scale: float,
     outcome (``v_sorted`` None, ``code = 2·t + y``: a value per response ``scale``), read by
     one compiled pass over the rows and their counts
     (:func:`~core.evaluation._kernel.joint_values`) at the depths ``ks`` only (non-decreasing)
-    into ``out`` (at least ``len(ks)`` floats, reused between calls: of the 4.2M positions of
-    a Criteo-size test set a profit curve reads 201).  Agrees with :func:`_profit_at` on the
+    into ``out`` (``len(ks)`` floats, reused between calls: of the 4.2M positions of a
+    Criteo-size test set a profit curve reads 201).  Agrees with :func:`_profit_at` on the
     repeated rows to rounding when both arms have rows (the caller checks that once: an
     arm-stratified resample keeps them).  None without numba (or for sorted keys the compiled
     pass does not take): the caller then repeats the rows.
     """
-    out = out[:ks.shape[0]]
     if not joint_values(code, counts, v_sorted, neg_sorted, ties, 2, 0.0, 0.0, out, at=ks):
         return None
     return scale * out - ks.astype(np.float64) * cost
