@@ -51,6 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.models.distributed import BLOCK_ROWS as DASK_BLOCK_ROWS
+
 ROWS = (1_000_000, 13_979_592)
 
 
@@ -145,7 +147,7 @@ def _train_parts(frame, share: float = 0.7):
 
 
 def train_child(where: str, path: str, workers: int, trees: int,
-                block_rows: int = 100_000) -> dict:
+                block_rows: int = DASK_BLOCK_ROWS) -> dict:
     """Fit both models on the training rows (in memory or on a LocalCluster) and score the
     test rows in memory; one process, so the peak memory is this run's."""
     import dask.dataframe as dd
@@ -208,7 +210,7 @@ def train_child(where: str, path: str, workers: int, trees: int,
 
 
 def measure(mode: str, path: Path, workers: int, trees: int = 50,
-            block_rows: int = 100_000) -> dict:
+            block_rows: int = DASK_BLOCK_ROWS) -> dict:
     done = subprocess.run([sys.executable, "-m", "bench.scale", "--child", mode,
                            "--path", str(path), "--workers", str(workers),
                            "--trees", str(trees), "--block-rows", str(block_rows)],
@@ -246,7 +248,8 @@ def curve_speed(rows: int, repeats: int = 3) -> tuple[float, float]:
     return min(ours), min(theirs)
 
 
-def train_rounds(rows: int, rounds: int, threads: int, block_rows: int = 100_000) -> dict:
+def train_rounds(rows: int, rounds: int, threads: int,
+                 block_rows: int = DASK_BLOCK_ROWS) -> dict:
     """Seconds per boosting round on ``rows`` stand-in rows (Abs1 labels): the tree-building
     floor (trivial objective ``grad = pred − label``, ``hess = 1``), LambdaMART-PCG with the
     paper's separate queries (treated rows, control rows), and LambdaMART-PCG with queries of
@@ -310,7 +313,7 @@ def main() -> None:
     parser.add_argument("--train-dask", type=int, nargs="+", default=None, metavar="ROWS",
                         help="only train both models in memory and on a LocalCluster")
     parser.add_argument("--trees", type=int, default=50)
-    parser.add_argument("--block-rows", type=int, default=100_000,
+    parser.add_argument("--block-rows", type=int, default=DASK_BLOCK_ROWS,
                         help="--train-dask: LambdaMART-PCG's query blocks (rows)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--path", default=None, help=argparse.SUPPRESS)

@@ -29,7 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["DaskUplift", "fit_lambdamart_dask", "fit_two_model_dask"]
+__all__ = ["BLOCK_ROWS", "DaskUplift", "fit_lambdamart_dask", "fit_two_model_dask"]
+
+#: Rows per query block of :func:`fit_lambdamart_dask` (see its docstring for why).
+BLOCK_ROWS = 100_000
 
 
 @dataclass
@@ -115,7 +118,7 @@ def _block_queries(part: pd.DataFrame, *, treatment: str, outcome: str, block_ro
 
 
 def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, outcome: str,
-                        block_rows: int = 100_000, n_estimators: int = 100,
+                        block_rows: int = BLOCK_ROWS, n_estimators: int = 100,
                         learning_rate: float = 0.1, random_state: int = 0,
                         client: Any = None) -> DaskUplift:
     """LambdaMART-PCG with queries of at most ``block_rows`` rows inside each partition,
