@@ -317,6 +317,10 @@ def test_missing_file_and_bad_source_type(tmp_path):
     (["treatmentGroup", "clickedLink", "age"], ("treatmentGroup", "clickedLink")),
     (["T", "Y", "x"], ("T", "Y")),
     (["a", "b"], (None, None)),
+    # amounts: a revenue outcome is found, after any 0/1 outcome
+    (["customer_id", "age", "offer", "spend"], ("offer", "spend")),
+    (["group", "total_revenue", "tenure"], ("group", "total_revenue")),
+    (["arm", "revenue", "converted"], ("arm", "converted")),
 ])
 def test_guess_columns(columns, expected):
     got = guess_columns(columns)

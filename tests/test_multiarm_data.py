@@ -122,6 +122,36 @@ def test_the_control_arm_is_found_or_asked_for():
     assert frame_to_multiarm(frame, treatment="arm", outcome="y", control_value="c").arms[0] == "c"
 
 
+def test_without_a_design_the_srm_test_uses_rounded_observed_shares():
+    """An upload gives no design: the propensities take the observed shares when the arms
+    differ, but the sample ratio test compares the counts with the observed shares rounded
+    to 5 % (as the one-treatment test does), not with the counts' own shares (p = 1)."""
+    from core.data.abmapping import frame_to_multiarm
+
+    arms = np.repeat(["control", "coupon", "discount"], [2363, 1830, 1807])
+    frame = pd.DataFrame({"x": np.arange(arms.size) % 7, "y": np.arange(arms.size) % 2,
+                          "arm": arms})
+    d = frame_to_multiarm(frame, treatment="arm", outcome="y")
+    assert d.design_assumed
+    np.testing.assert_allclose(d.design, [2363 / 6000, 1830 / 6000, 1807 / 6000])
+    srm = d.srm()
+    np.testing.assert_allclose(srm["expected_share"], [0.4, 0.3, 0.3])
+    want = stats.chisquare([2363, 1830, 1807], [2400, 1800, 1800])
+    assert srm["assumed"] and srm["p_value"] == pytest.approx(want.pvalue)
+    assert want.pvalue < 0.9  # the counts differ from their rounded shares
+    assert list(d.arm_table().columns[:3]) == ["rows", "share", "assumed share"]
+    assert d.subset(np.arange(0, arms.size, 10)).design_assumed
+    # equal thirds round to 35 % each, scaled back to a third: the usual equal-split test
+    equal = frame_to_multiarm(frame.assign(arm=np.resize(["control", "b", "c"], arms.size)),
+                              treatment="arm", outcome="y")
+    np.testing.assert_allclose(equal.srm()["expected_share"], [1 / 3] * 3)
+    # a design given with the data is tested as it is
+    given = frame_to_multiarm(frame, treatment="arm", outcome="y", design=[0.5, 0.25, 0.25])
+    assert not given.design_assumed
+    assert given.srm()["p_value"] == pytest.approx(
+        stats.chisquare([2363, 1830, 1807], [3000, 1500, 1500]).pvalue)
+
+
 def test_bad_uploads_with_all_arms_give_clear_messages():
     from core.data import read_ab_csv
 

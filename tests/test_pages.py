@@ -158,7 +158,7 @@ def test_data_page_keeps_all_arms_and_reads_an_amount(rng):
     assert at.radio(key="data_kind_spend").value == "continuous"  # detected
     assert at.selectbox(key="data_cv_all").value == "No E-Mail"  # the control arm found
     assert_clean(at.button(key="data_use_csv").click().run())
-    table = next(d.value for d in at.dataframe if "designed share" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "assumed share" in d.value.columns)
     assert list(table.index) == ["No E-Mail", "Womens E-Mail", "Mens E-Mail"]
     for arm in table.index:
         assert table.loc[arm, "mean outcome"] == pytest.approx(spend[arms == arm].mean())
@@ -168,8 +168,8 @@ def test_data_page_keeps_all_arms_and_reads_an_amount(rng):
     assert_clean(at.run())
     at.button(key="data_use_csv").click().run()
     assert "not a binary outcome" in texts(at.error)
-    assert "designed share" in at.dataframe[0].value.columns or any(
-        "designed share" in d.value.columns for d in at.dataframe)
+    assert "assumed share" in at.dataframe[0].value.columns or any(
+        "assumed share" in d.value.columns for d in at.dataframe)
 
 
 # --------------------------------------------------------------------------- kept across reloads

@@ -53,17 +53,24 @@ def data_section(data: ABData) -> None:
     st.caption(arms_caption(data))
     left, right = st.columns(2)
     with left:
-        st.markdown("**Arms** (observed vs designed share; mean outcome and its difference "
+        design = "assumed" if multi.design_assumed else "designed"
+        st.markdown(f"**Arms** (observed vs {design} share; mean outcome and its difference "
                     "to control)", help=GLOSSARY["SRM"])
         st.dataframe(multi.arm_table(), width="stretch", key="data_arm_table",
                      column_config={
                          "rows": st.column_config.NumberColumn(format="localized"),
                          "share": st.column_config.NumberColumn(format="percent"),
-                         "designed share": st.column_config.NumberColumn(format="percent"),
+                         f"{design} share": st.column_config.NumberColumn(format="percent"),
                          "mean outcome": st.column_config.NumberColumn(format="%.4f"),
                          "vs control": st.column_config.NumberColumn(format="%+.4f")})
         srm = multi.srm()
-        text = f"χ² test of the arm counts against the design: p = {srm['p_value']:.3f}"
+        if srm["assumed"]:
+            shares = " / ".join(f"{s:.0%}" for s in srm["expected_share"])
+            text = ("χ² test of the arm counts against the shares assumed from the data (no "
+                    f"design given: the observed shares rounded to 5 %, {shares}): "
+                    f"p = {srm['p_value']:.3f}")
+        else:
+            text = f"χ² test of the arm counts against the design: p = {srm['p_value']:.3f}"
         if srm["p_value"] < 0.001:
             st.warning(text + " — a sample ratio mismatch. Check how customers were assigned "
                        "and logged before trusting results.", icon=":material/warning:")

@@ -52,7 +52,10 @@ _TREATMENT_NAMES = ["treatment", "treat", "treated", "is_treatment", "is_treated
                     "assigned", "condition", "offer", "promotion", "campaign"]
 _OUTCOME_NAMES = ["outcome", "y", "target", "label", "response", "responded", "visit",
                   "visited", "conversion", "converted", "convert", "purchase", "purchased",
-                  "call", "callback", "click", "clicked", "buy", "bought"]
+                  "call", "callback", "click", "clicked", "buy", "bought",
+                  # amounts (a continuous outcome), after every 0/1 name: Hillstrom's
+                  # "visit" wins over its "spend"
+                  "spend", "spent", "revenue", "sales", "amount", "order_value", "gmv"]
 
 
 # --------------------------------------------------------------------------- formatting
@@ -515,7 +518,8 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
     if np.unique(y).size < 2:
         raise DataError(f"Column {outcome!r} holds one value only ({_fmt(y[0])}) in every "
                         "kept row; uplift needs an outcome that varies.")
-    if design is None:
+    assumed = design is None
+    if assumed:
         equal = np.full(len(codes), 1 / len(codes))
         if stats.chisquare(counts, equal * counts.sum()).pvalue < 1e-3:
             design = counts / counts.sum()
@@ -528,7 +532,8 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
                                         warnings)
     return MultiArmData(X=X, y=y if kind == "continuous" else y.astype(np.int64), t=t,
                         arms=[_fmt(c) for c in codes], design=design, name=name,
-                        warnings=warnings, ids=ids, id_name=id_name)
+                        warnings=warnings, ids=ids, id_name=id_name,
+                        design_assumed=assumed)
 
 
 def _tokens(name: str) -> list[str]:
@@ -542,7 +547,8 @@ def guess_columns(df_or_columns: pd.DataFrame | Iterable[str]) -> dict[str, str 
     Exact names (case and punctuation ignored) are tried first, in a fixed order of likelihood
     (``treatment, treat, treated, is_treatment, t, w, segment, group, arm, variant,
     exposure...``; ``outcome, y, target, label, response, visit, conversion, converted,
-    purchase, call...``), then names containing one of those words (``treatment_flag``).
+    purchase, call...``, then the amounts ``spend, revenue, sales, amount...``), then names
+    containing one of those words (``treatment_flag``, ``total_revenue``).
 
     Returns
     -------

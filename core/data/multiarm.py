@@ -45,7 +45,14 @@ class MultiArmData:
     arms : list of str
         Arm names, control first (``arms[t[i]]`` is row i's arm).
     design : array of shape (K+1,), optional
-        Designed randomisation shares (default equal); they sum to 1.
+        Designed randomisation shares (default equal); they sum to 1.  The propensities of
+        the policy values.
+    design_assumed : bool, default False
+        True when no design was given with the data and ``design`` was taken from the data
+        (equal shares, or the observed ones when the arms differ clearly): the sample ratio
+        test (:meth:`srm`) then compares with the observed shares rounded to 5 %, as the
+        one-treatment test does (:func:`core.data.selection.assumed_treated_share`), instead
+        of with shares read off the very counts it tests.
     name, description : str
     tau : array of shape (n, K), optional
         True effect of each treatment arm vs control (synthetic data).
@@ -74,6 +81,7 @@ class MultiArmData:
     warnings: list[str] = field(default_factory=list)
     ids: np.ndarray | None = None
     id_name: str = "row"
+    design_assumed: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.X)
@@ -146,15 +154,30 @@ class MultiArmData:
             design=self.design, name=self.name, description=self.description,
             tau=None if self.tau is None else self.tau[rows], cost=self.cost,
             extra={k: v[rows] for k, v in self.extra.items()}, warnings=list(self.warnings),
-            ids=None if self.ids is None else self.ids[rows], id_name=self.id_name)
+            ids=None if self.ids is None else self.ids[rows], id_name=self.id_name,
+            design_assumed=self.design_assumed)
+
+    def srm_shares(self) -> np.ndarray:
+        """The arm shares the sample ratio test expects: the design, or, when it was assumed
+        (:attr:`design_assumed`), each arm's observed share rounded to the nearest 5 %
+        (at least 5 %), the rounded shares scaled to sum to 1."""
+        if not self.design_assumed:
+            return self.design
+        counts = np.bincount(self.t, minlength=len(self.arms))
+        shares = np.maximum(np.round(counts / counts.sum() * 20) / 20, 0.05)
+        return shares / shares.sum()
 
     def srm(self) -> dict:
-        """χ² test of the arm counts against the designed shares (sample ratio mismatch)."""
+        """χ² test of the arm counts against :meth:`srm_shares` (sample ratio mismatch):
+        ``counts``, ``expected`` (counts), ``expected_share``, ``assumed`` (the shares are
+        assumed from the data, not a known design), ``statistic`` and ``p_value``."""
         from scipy import stats
 
         counts = np.bincount(self.t, minlength=len(self.arms))
-        res = stats.chisquare(counts, self.design * self.n)
-        return {"counts": counts, "expected": self.design * self.n,
+        shares = self.srm_shares()
+        res = stats.chisquare(counts, shares * self.n)
+        return {"counts": counts, "expected": shares * self.n, "expected_share": shares,
+                "assumed": self.design_assumed,
                 "statistic": float(res.statistic), "p_value": float(res.pvalue)}
 
     def balance(self) -> pd.DataFrame:
@@ -198,11 +221,14 @@ class MultiArmData:
                       multiarm=self)
 
     def arm_table(self) -> pd.DataFrame:
-        """Per arm: rows, share (observed and designed), mean outcome, difference vs control."""
+        """Per arm: rows, share (observed and designed — or, without a known design, the
+        share assumed by the sample ratio test, :meth:`srm_shares`), mean outcome, difference
+        vs control."""
         counts = np.bincount(self.t, minlength=len(self.arms))
         means = np.array([self.y[self.t == k].mean() for k in range(len(self.arms))])
+        design = "assumed share" if self.design_assumed else "designed share"
         return pd.DataFrame({"rows": counts, "share": counts / self.n,
-                             "designed share": self.design, "mean outcome": means,
+                             design: self.srm_shares(), "mean outcome": means,
                              "vs control": means - means[0]},
                             index=pd.Index(self.arms, name="arm"))
 
