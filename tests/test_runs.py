@@ -285,6 +285,29 @@ def test_data_copy_round_trip_keeps_fingerprint_and_dtypes(tmp_path):
         assert all(z[k].dtype != object for k in z.files)
 
 
+def test_data_copy_of_an_abn_upload_keeps_its_arms(tmp_path):
+    """The two-arm view of an A/B/n upload (what one-treatment models train on) hashes the
+    experiment's arms too: its copy for the training process keeps them, so it loads with
+    the same fingerprint (before, every such training failed with "damaged")."""
+    from core.data import read_ab_csv
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"x": rng.normal(size=200), "spend": rng.gamma(2, 3, 200).round(2),
+                          "offer": rng.choice(["none", "A", "B"], 200, p=[0.5, 0.3, 0.2])})
+    data = read_ab_csv(frame.to_csv(index=False).encode(), name="abn.csv", treatment="offer",
+                       outcome="spend", control_value="none", all_arms=True,
+                       outcome_kind="continuous")
+    store = RunStore(tmp_path)
+    back = store.load_data(store.save_data(data))
+    assert back.fingerprint() == data.fingerprint()
+    m, b = data.multiarm, back.multiarm
+    assert b.arms == m.arms == ["none", "A", "B"] and b.design_assumed == m.design_assumed
+    np.testing.assert_array_equal(b.t, m.t)
+    np.testing.assert_array_equal(b.y, frame["spend"].to_numpy())
+    np.testing.assert_array_equal(b.design, m.design)
+    np.testing.assert_array_equal(back.y, frame["spend"].to_numpy() > 0)
+
+
 def test_data_copy_refuses_a_tampered_file(tmp_path):
     store = RunStore(tmp_path)
     data = tiny_data()

@@ -2,7 +2,8 @@
 
 Used to hand uploaded data to the training processes of :mod:`core.runs.jobs`
 (:meth:`core.runs.store.RunStore.save_data`).  ``X``, ``y`` and ``t`` are kept — not the side
-columns, scores or warnings.  Numeric columns keep their dtype; ``category`` columns are
+columns, scores or warnings — and for the two-arm view of an A/B/n experiment its arms (names,
+arm codes, outcome, design), which enter the fingerprint.  Numeric columns keep their dtype; ``category`` columns are
 stored as integer codes with their levels (text or numbers) in a JSON header, so the copy
 has the same :meth:`~core.data.abdata.ABData.fingerprint` as the original.  The file is read with
 ``np.load(..., allow_pickle=False)``.
@@ -45,6 +46,14 @@ def write_abdata_npz(data: ABData, path: Path) -> None:
             raise DataError(f"Column {col!r} has dtype {s.dtype}; only numeric and "
                             "category columns can be handed to the training process.")
     header = {"name": data.name, "columns": columns}
+    multi = data.multiarm
+    if multi is not None:  # the experiment's arms enter the fingerprint (ABData._digest)
+        if multi.X is not data.X:
+            raise DataError("The two-arm view of an A/B/n experiment must share the "
+                            "experiment's features to be stored.")
+        arrays.update(arm_t=multi.t, arm_y=multi.y, arm_design=multi.design)
+        header["multiarm"] = {"arms": list(multi.arms), "name": multi.name,
+                              "design_assumed": bool(multi.design_assumed)}
     arrays["header"] = np.array(json.dumps(header))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem[:16]}-", suffix=".npz", dir=path.parent)
@@ -70,6 +79,13 @@ def read_abdata_npz(path: Path) -> ABData:
                 dtype = pd.CategoricalDtype(levels, ordered=spec["ordered"])
                 values = pd.Categorical.from_codes(values, dtype=dtype)
             cols[spec["name"]] = values
-        data = ABData(X=pd.DataFrame(cols, index=pd.RangeIndex(len(z["y"]))), y=z["y"],
-                      t=z["t"], name=header["name"])
+        X = pd.DataFrame(cols, index=pd.RangeIndex(len(z["y"])))
+        multi = header.get("multiarm")
+        if multi is not None:
+            from core.data.multiarm import MultiArmData
+
+            multi = MultiArmData(X=X, y=z["arm_y"], t=z["arm_t"], arms=multi["arms"],
+                                 design=z["arm_design"], name=multi["name"],
+                                 design_assumed=multi["design_assumed"])
+        data = ABData(X=X, y=z["y"], t=z["t"], name=header["name"], multiarm=multi)
     return data
