@@ -306,6 +306,18 @@ def test_data_copy_of_an_abn_upload_keeps_its_arms(tmp_path):
     np.testing.assert_array_equal(b.y, frame["spend"].to_numpy())
     np.testing.assert_array_equal(b.design, m.design)
     np.testing.assert_array_equal(back.y, frame["spend"].to_numpy() > 0)
+    # a copy written before the arms were kept (format 1: no "format", no arms) is replaced
+    path = store.data_path(data.fingerprint())
+    with np.load(path, allow_pickle=False) as z:
+        header = json.loads(str(z["header"]))
+        old = {k: z[k] for k in z.files if not k.startswith("arm_")}
+    del header["format"], header["multiarm"]
+    old["header"] = np.array(json.dumps(header))
+    with open(path, "wb") as fh:
+        np.savez(fh, **old)
+    with pytest.raises(DataError, match="damaged"):
+        store.load_data(data.fingerprint())
+    assert store.load_data(store.save_data(data)).fingerprint() == data.fingerprint()
 
 
 def test_data_copy_refuses_a_tampered_file(tmp_path):

@@ -21,7 +21,11 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["read_abdata_npz", "write_abdata_npz"]
+__all__ = ["COPY_FORMAT", "copy_format", "read_abdata_npz", "write_abdata_npz"]
+
+#: Version of the copy's layout; 2 keeps an A/B/n experiment's arms (copies of format 1 of
+#: such data read back with another fingerprint, so a copy of an older format is replaced).
+COPY_FORMAT = 2
 
 
 def write_abdata_npz(data: ABData, path: Path) -> None:
@@ -45,7 +49,7 @@ def write_abdata_npz(data: ABData, path: Path) -> None:
         else:
             raise DataError(f"Column {col!r} has dtype {s.dtype}; only numeric and "
                             "category columns can be handed to the training process.")
-    header = {"name": data.name, "columns": columns}
+    header = {"name": data.name, "columns": columns, "format": COPY_FORMAT}
     multi = data.multiarm
     if multi is not None:  # the experiment's arms enter the fingerprint (ABData._digest)
         if multi.X is not data.X:
@@ -64,6 +68,16 @@ def write_abdata_npz(data: ABData, path: Path) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def copy_format(path: Path) -> int | None:
+    """The layout version of the copy at ``path`` (1 for copies written before versions were
+    recorded), read from its small header only; None when it cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return int(json.loads(str(z["header"])).get("format", 1))
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def read_abdata_npz(path: Path) -> ABData:

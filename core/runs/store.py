@@ -48,7 +48,7 @@ import numpy as np
 from core._validation import check_choice, check_fraction, check_int_at_least
 from core.data.abdata import ABData, DataError
 from core.data.splits import SCHEMES, make_splits
-from core.runs._datacopy import read_abdata_npz, write_abdata_npz
+from core.runs._datacopy import COPY_FORMAT, copy_format, read_abdata_npz, write_abdata_npz
 
 __all__ = ["RUN_FORMAT_VERSION", "SCHEMES", "Run", "RunConfig", "RunStore", "RunWriter",
            "SplitScores", "default_runs_dir", "make_splits"]
@@ -466,13 +466,13 @@ class RunStore:
 
         Numeric columns keep their dtype; ``category`` columns are stored as codes with
         their levels in a JSON header.  Returns the fingerprint.  Written atomically; a copy
-        already stored is kept.
+        already stored is kept, unless it has an older layout (``COPY_FORMAT``).
         """
         if not isinstance(data, ABData):
             raise TypeError(f"data must be an ABData; got {type(data).__name__}.")
         fp = data.fingerprint()
         path = self.data_path(fp)
-        if path.is_file():
+        if path.is_file() and copy_format(path) == COPY_FORMAT:
             with contextlib.suppress(OSError):
                 os.utime(path)  # in use again: keep it from cleanup()
             return fp
