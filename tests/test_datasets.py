@@ -307,6 +307,22 @@ def test_missing_file_and_bad_source_type(tmp_path):
         read_ab_csv(12, treatment="t", outcome="y")
 
 
+def test_a_one_column_file_is_told_what_its_table_needs():
+    """The reader is shared: an A/B upload hears about treatment and outcome, another table
+    (label ranking, LETOR as CSV) about its own columns."""
+    from core.data.csvio import AB_TABLE, peek_csv, read_frame
+
+    content = b"just one column\n1\n2\n"
+    for read in (read_frame, peek_csv):
+        with pytest.raises(DataError) as err:
+            read(content)
+        assert str(err.value).endswith(AB_TABLE)
+        with pytest.raises(DataError) as err:
+            read(content, needs="A ranking file needs a query column.")
+        assert "treatment" not in str(err.value)
+        assert str(err.value).endswith("A ranking file needs a query column.")
+
+
 # --------------------------------------------------------------------------- guess_columns
 @pytest.mark.parametrize("columns,expected", [
     (["recency", "history", "segment", "visit", "conversion", "spend"], ("segment", "visit")),

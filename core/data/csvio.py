@@ -152,7 +152,7 @@ def _count_outside_quotes(record: str, delim: str) -> int:
     return count
 
 
-def _sniff(text: str) -> str:
+def _sniff(text: str, needs: str) -> str:
     records = [r for r in _records(text, 30) if r.strip()]
     header = records[0]
     best, best_key = None, None
@@ -168,8 +168,7 @@ def _sniff(text: str) -> str:
         shown = header.strip()[:80]
         raise DataError(
             "This does not look like a CSV table: the first line has no comma, semicolon or tab "
-            f"separating columns (first line: {shown!r}). An A/B test file needs at least a "
-            "treatment and an outcome column."
+            f"separating columns (first line: {shown!r}). {needs}"
         )
     return best
 
@@ -276,7 +275,12 @@ def _typed(col: pd.Series, sep: str) -> pd.Series:
     return s.mask(missing)
 
 
-def read_frame(source: Any, *, nrows: int | None = None) -> tuple[pd.DataFrame, list[str]]:
+#: What :func:`read_frame` says a one-column file lacks, unless the caller names its own table.
+AB_TABLE = "An A/B test file needs at least a treatment and an outcome column."
+
+
+def read_frame(source: Any, *, nrows: int | None = None,
+               needs: str = AB_TABLE) -> tuple[pd.DataFrame, list[str]]:
     """Parse ``source`` into a typed DataFrame plus warnings about how it was read.
 
     Parameters
@@ -286,6 +290,9 @@ def read_frame(source: Any, *, nrows: int | None = None) -> tuple[pd.DataFrame, 
         it is rewound first when seekable).
     nrows : int, optional
         Read only the header and the first ``nrows`` data rows.
+    needs : str
+        The sentence that ends the message for content without a column separator: which
+        columns the caller's table must have (default: an A/B test's).
 
     Returns
     -------
@@ -309,7 +316,7 @@ def read_frame(source: Any, *, nrows: int | None = None) -> tuple[pd.DataFrame, 
     if re.match(r"\s*<(!doctype html|html|\?xml)", text[:200], re.IGNORECASE):
         raise DataError("This is not a CSV file: it looks like an HTML/XML page "
                         "(a download that returned a web page?).")
-    sep = _sniff(text)
+    sep = _sniff(text, needs)
     raw = _parse(text, sep, None if nrows is None else nrows + 1)
     names = _header(raw, warnings)
     body = raw.iloc[1:]
@@ -325,11 +332,11 @@ def read_frame(source: Any, *, nrows: int | None = None) -> tuple[pd.DataFrame, 
     return frame.reset_index(drop=True), warnings
 
 
-def peek_csv(source: Any, *, nrows: int = 20) -> pd.DataFrame:
+def peek_csv(source: Any, *, nrows: int = 20, needs: str = AB_TABLE) -> pd.DataFrame:
     """Header and first ``nrows`` rows of a CSV, read exactly like :func:`read_frame`.
 
     Lets the Data page show the columns before the analyst maps treatment and outcome.
     Raises :class:`~core.data.abdata.DataError` on the same problems as the full reader.
     """
     check_positive_int(nrows, "nrows")
-    return read_frame(source, nrows=nrows)[0]
+    return read_frame(source, nrows=nrows, needs=needs)[0]
