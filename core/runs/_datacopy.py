@@ -51,10 +51,8 @@ def write_abdata_npz(data: ABData, path: Path) -> None:
                             "category columns can be handed to the training process.")
     header = {"name": data.name, "columns": columns, "format": COPY_FORMAT}
     multi = data.multiarm
-    if multi is not None:  # the experiment's arms enter the fingerprint (ABData._digest)
-        if multi.X is not data.X:
-            raise DataError("The two-arm view of an A/B/n experiment must share the "
-                            "experiment's features to be stored.")
+    if multi is not None:  # the experiment's arms enter the fingerprint (ABData._digest);
+        # its features are the view's (the same rows), read back as one frame
         arrays.update(arm_t=multi.t, arm_y=multi.y, arm_design=multi.design)
         header["multiarm"] = {"arms": list(multi.arms), "name": multi.name,
                               "design_assumed": bool(multi.design_assumed)}
