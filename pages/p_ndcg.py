@@ -2,7 +2,6 @@
 predicted probability) with the post's worked examples, and how nDCG and P-nDCG react to the
 number of relevant documents across the queries of a run (the imbalance P-nDCG is about)."""
 
-import pandas as pd
 import streamlit as st
 
 from ui import common
@@ -77,6 +76,6 @@ with common.guard("Scoring the queries"):
                "document have neither metric (the first row of the table). "
                "nDCG only asks where the relevant documents are; P-nDCG also asks how sure the "
                "model was, so it falls where confident scores go to irrelevant documents.")
-    st.download_button("Per-query values (CSV)", pd.DataFrame(per_query).to_csv().encode(),
+    st.download_button("Per-query values (CSV)", lambda: view.per_query_csv(per_query),
                        "uprank_p_ndcg_per_query.csv", "text/csv", key="pn_dl",
                        on_click="ignore")

@@ -29,27 +29,33 @@ with common.guard("Comparing the runs"):
     st.subheader("Mean over the test queries")
     st.dataframe(view.means_table(frames, metrics), width="stretch", key="rkc_means")
     n_q = len(next(iter(frames.values())))
-    st.caption(f"{n_q:,} test queries. AUC, MAUC, MAP, NDCG and P-nDCG leave out the "
-               "queries without a relevant document (nothing to put first); LETOR's MAP "
-               "counts them as 0. P-nDCG turns each run's score into a probability by Platt "
-               "calibration on the test documents; " + PNDCG_NOTE["platt"].split(". ", 1)[1])
+    st.caption(f"{n_q:,} test {view.plural(n_q, 'query', 'queries')}. AUC, MAUC, MAP, NDCG "
+               "and P-nDCG leave out the queries without a relevant document (nothing to put "
+               "first); LETOR's MAP counts them as 0. Micro and macro P@k are averages over "
+               "the queries (not shown per query). P-nDCG turns each run's score into a "
+               "probability by Platt calibration on the test documents. "
+               + PNDCG_NOTE["platt"].split(". ", 1)[1])
 
     m1, m2, m3 = st.columns(3)
-    common.remember("rkc_metric", "mauc", options=list(metrics))
-    metric = m1.selectbox("Metric", list(metrics), key="rkc_metric", format_func=metrics.get)
+    families = view.metric_families(int(k))  # keyed by family: k keeps NDCG@k selected
+    common.remember("rkc_metric", "mauc", options=list(families))
+    family = m1.selectbox("Metric", list(families), key="rkc_metric",
+                          format_func=families.get)
+    metric, label = view.metric_column(family, int(k)), families[family]
     test = m2.radio("Test", ["t-test", "permutation"], horizontal=True, key="rkc_test",
                     help=GLOSSARY["Paired per-query test"])
     correction = m3.radio("Correction for several pairs", ["holm", "bonferroni", "none"],
                           horizontal=True, key="rkc_corr",
                           format_func={"holm": "Holm", "bonferroni": "Bonferroni",
                                        "none": "none"}.get)
-    st.plotly_chart(view.distribution_figure(frames, metric, metrics[metric]),
+    st.plotly_chart(view.distribution_figure(frames, metric, label),
                     width="stretch", key="rkc_dist")
     if len(frames) >= 2:
         st.subheader("Paired per-query tests", help=GLOSSARY["Paired per-query test"])
         tests = view.paired(tuple(chosen), frames, metric, test, correction)
-        for verdict, winner in view.verdicts(tests, metrics[metric]):
+        for verdict, winner in view.verdicts(tests, label):
             (st.success if winner else st.info)(verdict)
+        st.caption(view.paired_note(frames, tests, label))
         st.dataframe(view.tests_display(tests), width="stretch", hide_index=True,
                      key="rkc_tests")
     else:
@@ -62,18 +68,17 @@ with common.guard("Comparing the runs"):
                        format_func=lambda q: f"query {q} — {qt.loc[q, 'n_docs']:,} documents, "
                                              f"{qt.loc[q, 'n_relevant']:,} relevant")
     top = e2.number_input("Documents shown", 5, 200, 20, key="rkc_top")
-    st.dataframe(view.query_metrics(frames, qid, metrics), width="stretch", key="rkc_qmetrics",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in metrics.values()})
-    cols = st.columns(min(len(chosen), 3))
+    per_query = view.metric_labels(int(k), per_query=True)
+    st.dataframe(view.query_metrics(frames, qid, per_query), width="stretch",
+                 key="rkc_qmetrics", column_config={
+                     c: st.column_config.NumberColumn(format="%.3f") for c in per_query.values()})
+    cols = st.columns(min(len(chosen), 2))
     for i, key in enumerate(chosen):
         col = cols[i % len(cols)]
         col.markdown(f"**{names[key]}**")
         col.dataframe(view.query_list(root, key, qid, int(top)), hide_index=True,
                       width="stretch", key=f"rkc_list_{key}",
-                      column_config={"grade": st.column_config.ProgressColumn(
-                          "grade", format="%.0f", min_value=0,
-                          max_value=max(1.0, float(view.max_grade(root, key))))})
+                      column_config=view.query_list_columns(view.max_grade(root, key)))
     st.caption("Documents in each run's order, best first; grade = the judged relevance "
                "(0 = not relevant).")
 

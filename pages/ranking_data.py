@@ -20,6 +20,7 @@ kinds = {"mq2008": "LETOR 4.0 MQ2008 (web search, 46 features)",
          "world": "Synthetic LTR world (known relevance)", "upload": "Upload a file"}
 kind = st.radio("Dataset", list(kinds), format_func=kinds.get, horizontal=True,
                 index=list(kinds).index(current.kind), key="rk_kind")
+upload = None
 with common.guard("Reading the ranking data"):
     if kind == "mq2008":
         folds = view.folds_available()
@@ -46,6 +47,7 @@ with common.guard("Reading the ranking data"):
                    "training, 20 % validation and 20 % test.")
         upload = st.file_uploader("Ranking file", type=["txt", "gz", "svm", "libsvm", "csv",
                                                         "tsv", "parquet"], key="rk_file")
+        view.default_format(upload)  # a new file: the format its extension suggests
         u1, u2, u3 = st.columns(3)
         fmt = u1.radio("Format", ["letor", "table"], horizontal=True, key="rk_fmt",
                        format_func={"letor": "LETOR / SVMlight", "table": "CSV / Parquet"}.get)
@@ -78,9 +80,12 @@ if splits is None:
     st.stop()
 
 source = view.current_source()
-if source.kind != kind:  # a failed upload: nothing lost, the previous dataset stays
+refused = upload is not None and source.label() != f"Upload: {upload.name}"
+if source.kind != kind or refused:  # a failed upload: nothing lost, the previous data stay
     st.caption(f":material/history: The Ranking lab still uses **{source.label()}**.")
 st.subheader(source.label())
+for warning in view.grade_warnings(splits):
+    st.warning(warning, icon=":material/warning:")
 table = view.split_table(splits)
 total = table.sum(numeric_only=True)
 m = st.columns(4)
@@ -99,7 +104,7 @@ f1, f2 = st.columns(2)
 f1.plotly_chart(view.query_size_figure(splits), width="stretch", key="rk_sizes")
 f2.plotly_chart(view.grade_figure(splits), width="stretch", key="rk_grades")
 with st.expander("Queries of the training split"):
-    st.dataframe(splits["train"].query_table(), width="stretch", hide_index=True,
+    st.dataframe(view.training_queries(splits), width="stretch", hide_index=True,
                  key="rk_queries")
 st.download_button("Download the test split (CSV)",
                    lambda: safe_csv_bytes(splits["test"].to_frame()),

@@ -15,12 +15,14 @@ from ui.jobs import draw_job, newly_done, task_status
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
-view.caption()
 runner, sid = common.runner(), common.session_id()
-source = view.current_source()
+splits = None
 with common.guard("Loading the ranking data"):
     splits = view.current_splits()
-    source = view.current_source()  # an upload lost with the session falls back
+source = view.current_source()  # an upload lost with the session falls back
+view.caption()
+if splits is None:
+    st.stop()
 
 c1, c2, c3 = st.columns([4, 2, 1])
 defaults = ["LambdaMART λ-MAUC", "Linear pairwise AUC"]
@@ -33,8 +35,8 @@ preset = c2.radio("Preset", list(RANKING_PRESETS), key="rk_preset", horizontal=T
 common.remember("rk_seed", 0)
 seed = c3.number_input("Seed", 0, 10_000, key="rk_seed")
 st.caption(f"**{preset}**: {RANKING_PRESETS[preset].description}. Trained on the training "
-           f"queries, early stopping on the {splits['vali'].n_queries:,} validation queries, "
-           f"scored on the {splits['test'].n_queries:,} test queries. "
+           f"queries, early stopping on the {view.n_queries(splits['vali'], 'validation')}, "
+           f"scored on the {view.n_queries(splits['test'], 'test')}. "
            + GLOSSARY["Early stopping"])
 
 jobs = st.session_state.setdefault("rk_jobs", [])
@@ -71,7 +73,8 @@ if table.empty:
     st.stop()
 shown = table.drop(columns="key")
 shown["best round"] = [DASH if pd.isna(v) else f"{int(v):,}" for v in table["best round"]]
-st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True, key="rk_runs_table",
+st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True,
+             key="rk_runs_table",
              column_config={"fit (s)": st.column_config.NumberColumn(format="%.1f")})
 st.caption("chosen = the learning rate (or α) with the best validation score of the model's "
            "own metric; best round = the round early stopping kept.")

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from core.data import (
     DataError,
     LTRData,
+    grade_warnings,
     load_mq2008,
     make_ltr_world,
     mq2008_folds_available,
@@ -629,3 +630,39 @@ def test_split_queries_is_seeded_and_validates():
         split_queries(d, fractions=(0.5, 0.5))
     with pytest.raises(TypeError, match="data must be an LTRData"):
         split_queries(pd.DataFrame())
+
+
+
+# ============================================================================ format hints
+def test_a_csv_read_as_letor_gets_the_hint_to_read_a_table():
+    csv = b"qid,relevance,f1\n1,2,0.5\n1,0,0.1\n"
+    with pytest.raises(DataError, match=r'line 1: .*header of a CSV table.*switch Format to '
+                                        r'"CSV / Parquet"'):
+        read_letor(csv)
+    with pytest.raises(DataError) as bad_label:  # a LETOR mistake on line 1: no CSV hint
+        read_letor(b"x qid:1 1:2\n")
+    assert "CSV" not in str(bad_label.value)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_letor_file_read_as_a_table_is_recognised(compress):
+    raw = gzip.compress(GOOD) if compress else GOOD
+    with pytest.raises(DataError, match=r"looks like a LETOR / SVMlight file.*2 qid:10 1:0\.5"
+                                        r'.*switch Format to "LETOR / SVMlight"'):
+        read_ltr_table(raw)
+
+
+# ============================================================================ grade warnings
+def test_grade_warnings_name_fractional_huge_and_single_grades():
+    assert grade_warnings([0, 1, 2, 4, 0]) == []
+    frac = grade_warnings([0, 2.5, 1, 0.5])
+    assert len(frac) == 1
+    assert frac[0].startswith("2 of 4 documents have a grade that is not a whole number "
+                              "(e.g. 2.5)") and "lambdarank" in frac[0]
+    huge = grade_warnings([0, 1e10, 1])
+    assert len(huge) == 1 and "The largest grade is 1e+10" in huge[0]
+    assert grade_warnings([0, 30, 1]) == []  # lambdarank's own limit is fine
+    zero, = grade_warnings(np.zeros(5))
+    assert "same grade, 0" in zero and "no query has a relevant document" in zero
+    one, = grade_warnings(np.ones(5))
+    assert "same grade, 1" in one and "np.float64" not in one

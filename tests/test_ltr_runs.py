@@ -116,3 +116,37 @@ def test_uploaded_data_runs_in_the_worker(tmp_path):
     assert meta["fingerprint"] == upload.fingerprint() and meta["dataset"] == "Upload: mine.txt"
     with pytest.raises(ValueError, match="needs the data"):
         ltr_runs.submit_ranking_run(runner, src, "Linear pairwise AUC")
+
+
+
+def _three_queries(grades) -> dict:
+    """3 queries × 8 documents split 60/20/20: one training query of 8 documents."""
+    rng = np.random.default_rng(0)
+    rel = np.tile(np.asarray(grades, dtype=float), 3)
+    data = LTRData(X=rng.random((rel.size, 3)), relevance=rel, qid=np.repeat([1, 2, 3], 8))
+    return split_queries(data, random_state=0)
+
+
+def test_too_little_data_for_trees_is_said_plainly():
+    """LightGBM's "Check failed: (train_data->num_features()) > (0)" on 8 training documents
+    becomes a sentence naming the training split's size."""
+    splits = _three_queries([0, 2, 2, 0, 1, 1, 0, 1])
+    assert (splits["train"].n_rows, splits["train"].n_queries) == (8, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"LambdaMART λ-NDCG could not be trained: the "
+                                             r"training split has only 8 documents in 1 "
+                                             r"query, too few") as err:
+            ltr_runs.train_ranker("LambdaMART λ-NDCG", splits)
+    assert "Check failed" not in str(err.value)
+
+
+@pytest.mark.parametrize("grade, what", [(0, "no training document is relevant"),
+                                         (1, "every training document is equally relevant")])
+@pytest.mark.parametrize("model", ["LambdaMART λ-MAUC", "Linear pairwise AUC"])
+def test_a_single_training_grade_is_said_in_plain_numbers(grade, what, model):
+    splits = _three_queries([grade] * 8)
+    with pytest.raises(ValueError, match=f"Every training document has grade {grade}: {what}"
+                       ) as err:
+        ltr_runs.train_ranker(model, splits)
+    assert "np.float64" not in str(err.value)

@@ -5,20 +5,25 @@ force over document pairs, scipy's paired t-test, and the P-nDCG post's worked e
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
-from _apptest import assert_clean
+from _apptest import assert_clean, assert_only_error
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from core.data import LTRData, list_ranking_uploads
 from core.runs import RunStore, ltr_runs
 from core.runs.ltr_runs import RankingSource
+from ui import ranking_view as view
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 WORLD = {"n_queries": 100, "no_relevant_share": 0.5, "random_state": 0}
+PROB, PROB_BINARY = "probability (P-nDCG)", "probability, grade > 0 = 1"
 
 
 def _open(page: str) -> AppTest:
@@ -121,15 +126,17 @@ def test_train_two_rankers_then_compare_per_query(monkeypatch, tmp_path):
 
 def test_p_ndcg_explorer_reproduces_the_posts_worked_examples():
     at = _open("pages/p_ndcg.py")
-    table = next(d.value for d in at.dataframe if "probability" in d.value.index)
+    table = next(d.value for d in at.dataframe if PROB in d.value.index)
+    # The table names the discounts as the chart does, not by their code names.
+    assert list(table.index) == ["log2 (standard nDCG)", "Zipf 1/i", "Zipf-β 1/iᵝ", PROB]
     ndcg_col = next(c for c in table.columns if c.lower().startswith("ndcg"))
     # Wong (2019): y = [1, 0, 1], p = [0.9, 0.8, 0.1]: P-nDCG 1.0 / 1.7, nDCG 0.920.
-    assert table.loc["probability", ndcg_col] == pytest.approx(1.0 / 1.7, abs=1e-3)
-    assert table.loc["log2", ndcg_col] == pytest.approx((1 + 1 / np.log2(4)) /
-                                                        (1 + 1 / np.log2(3)), abs=1e-3)
+    assert table.loc[PROB, ndcg_col] == pytest.approx(1.0 / 1.7, abs=1e-3)
+    assert table.loc["log2 (standard nDCG)", ndcg_col] == pytest.approx(
+        (1 + 1 / np.log2(4)) / (1 + 1 / np.log2(3)), abs=1e-3)
     assert_clean(at.button(key="pn_ex_1").click().run())
-    table = next(d.value for d in at.dataframe if "probability" in d.value.index)
-    assert table.loc["probability", ndcg_col] == pytest.approx(1.6 / 1.7, abs=1e-3)
+    table = next(d.value for d in at.dataframe if PROB in d.value.index)
+    assert table.loc[PROB, ndcg_col] == pytest.approx(1.6 / 1.7, abs=1e-3)
 
 
 def test_p_ndcg_explorer_takes_a_query_of_a_run(monkeypatch, tmp_path):
@@ -141,13 +148,179 @@ def test_p_ndcg_explorer_takes_a_query_of_a_run(monkeypatch, tmp_path):
     assert_clean(at.run())
     qid = at.selectbox(key="pn_qid").value
     assert_clean(at.button(key="pn_use_query").click().run())
-    table = next(d.value for d in at.dataframe if "probability" in d.value.index)
+    table = next(d.value for d in at.dataframe if PROB in d.value.index)
     store = RunStore(tmp_path / "runs")
     key = at.selectbox(key="pn_qrun").value
     s = ltr_runs.load_ranking_run(store, key)[1]["scores"]
     from core.evaluation import per_query_metrics
 
     expected = per_query_metrics(s["relevance"], s["score"], s["qid"]).loc[qid, "p_ndcg"]
-    row = "probability_binary" if "probability_binary" in table.index else "probability"
+    row = PROB_BINARY if PROB_BINARY in table.index else PROB
     assert table.loc[row, "nDCG"] == pytest.approx(expected, abs=2e-4)
 
+
+
+# ------------------------------------------------------------------ uploads on Ranking data
+def _letor(queries: int, grades=(2, 0, 1)) -> bytes:
+    return b"".join(f"{g:g} qid:{q + 1} 1:{0.1 + q / 10 + i / 100:.3f} 2:{i}\n".encode()
+                    for q in range(queries) for i, g in enumerate(grades))
+
+
+def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
+    at.radio(key="rk_kind").set_value("upload")
+    assert_clean(at.run())
+    return at.file_uploader(key="rk_file").set_value((name, content, "text/plain")).run()
+
+
+@pytest.mark.parametrize("queries", [1, 2])
+def test_upload_with_too_few_queries_keeps_the_dataset_and_stores_nothing(queries):
+    at = _world(_open("pages/ranking_data.py"))
+    world = RankingSource.make("world", **WORLD).label()
+    assert_only_error(_upload(at, "few.txt", _letor(queries)),
+                      f"needs at least 3 queries for its 60/20/20 split")
+    assert f"this file has {queries} quer" in at.error[0].value
+    assert [s.value for s in at.subheader] == [world]  # the previous dataset stays in use
+    assert any(world in c.value and "still uses" in c.value for c in at.caption)
+    assert list_ranking_uploads() == []  # nothing stored, nothing to reopen
+    at.switch_page("pages/ranking_runs.py")
+    assert_clean(at.run())
+    assert any(world in c.value for c in at.caption)
+
+
+def test_runs_page_falls_back_from_an_unsplittable_upload_in_the_session():
+    """A session holding an upload the lab cannot split (e.g. stored by an older version):
+    Ranking runs says so and works on the default dataset, no traceback."""
+    at = _world(_open("pages/ranking_data.py"))
+    one = LTRData(X=[[0.1], [0.2], [0.3]], relevance=[1, 0, 2], qid=[5, 5, 5], name="one.txt")
+    at.session_state["rk_source"] = RankingSource.make(
+        "upload", fingerprint=one.fingerprint(), name="one.txt")
+    at.session_state["rk_upload"] = one
+    at.switch_page("pages/ranking_runs.py")
+    assert_clean(at.run())
+    assert any("this file has 1 query" in w.value for w in at.warning)
+    assert not any("one.txt" in c.value for c in at.caption)
+
+
+def test_three_query_upload_with_odd_grades_warns_and_counts_queries_in_words():
+    at = _open("pages/ranking_data.py")
+    content = _letor(3, grades=(2.5, 0, 1))  # 3 of 9 documents have grade 2.5
+    assert_clean(_upload(at, "frac.txt", content))
+    assert [s.value for s in at.subheader] == ["Upload: frac.txt"]
+    warnings = " ".join(w.value for w in at.warning)
+    assert "3 of 9 documents have a grade that is not a whole number (e.g. 2.5)" in warnings
+    assert "lambdarank" in warnings
+    queries = next(d.value for d in at.dataframe if "relevant documents" in d.value.columns)
+    assert list(queries.columns) == ["query", "documents", "relevant documents",
+                                     "highest grade"]
+    assert queries["documents"].tolist() == [3]  # 60/20/20 of 3 queries: 1 training query
+    at.switch_page("pages/ranking_runs.py")
+    assert_clean(at.run())
+    text = " ".join(c.value for c in at.caption)
+    assert "on the 1 validation query," in text and "on the 1 test query." in text
+
+
+@pytest.mark.parametrize("grade, expected", [(0, "same grade, 0: no query has a relevant"),
+                                             (1, "same grade, 1: every document is equally")])
+def test_upload_with_a_single_grade_warns(grade, expected):
+    at = _open("pages/ranking_data.py")
+    assert_clean(_upload(at, "flat.txt", _letor(3, grades=(grade,) * 3)))
+    assert any(expected in w.value for w in at.warning)
+
+
+def test_upload_format_follows_the_file_extension():
+    """A CSV is read as a table without touching *Format*; a LETOR file after it switches
+    the format back; a CSV read as LETOR gets the hint to switch."""
+    table = LTRData(X=[[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]], relevance=[1, 0] * 3,
+                    qid=[1, 1, 2, 2, 3, 3]).to_frame().to_csv(index=False).encode()
+    at = _open("pages/ranking_data.py")
+    assert_clean(_upload(at, "mine.csv", table))
+    assert at.radio(key="rk_fmt").value == "table"
+    assert [s.value for s in at.subheader] == ["Upload: mine.csv"]
+    at.file_uploader(key="rk_file").set_value(("mine.txt", _letor(3), "text/plain"))
+    assert_clean(at.run())
+    assert at.radio(key="rk_fmt").value == "letor"
+    assert_clean(at.file_uploader(key="rk_file").set_value(("other.csv", table, "text/csv"))
+                 .run())
+    assert at.radio(key="rk_fmt").value == "table"
+    at.radio(key="rk_fmt").set_value("letor")  # the user's choice stands for this file
+    assert_only_error(at.run(), 'switch Format to "CSV / Parquet"')
+    assert "looks like the header of a CSV table" in at.error[0].value
+
+
+# ------------------------------------------------------------------ Ranking compare
+def _fake_runs(root: Path) -> dict[str, pd.DataFrame]:
+    """Two stored runs on the WORLD source, written directly (no training): query
+    "=cmd|q5" has 61 documents, 40 relevant; "q2" 2 documents, 1 relevant; "q3" none."""
+    store = RunStore(root)
+    fp = ltr_runs.data_fingerprint(RankingSource.make("world", **WORLD))
+    qid = ["=cmd|q5"] * 61 + ["q2"] * 2 + ["q3"] * 2
+    rel = np.r_[np.ones(40), np.zeros(21), [1.0, 0.0], [0.0, 0.0]]
+    rng = np.random.default_rng(0)
+    out = {}
+    for i, model in enumerate(["LambdaMART λ-MAUC", "Pointwise regression"]):
+        scores = pd.DataFrame({"qid": qid, "doc": [f"D{j}" for j in range(rel.size)],
+                               "relevance": rel, "score": rel + rng.normal(size=rel.size)})
+        meta = {"kind": ltr_runs.KIND, "model": model, "preset": "quick", "seed": 0,
+                "fingerprint": fp, "chosen": 0.1, "chosen_name": "learning rate",
+                "best_iteration": 5, "fit_seconds": 1.0,
+                "created": f"2024-01-0{i + 1} 00:00:00"}
+        store.save_result(f"{i + 1:016x}", meta, {"scores": scores, "history": pd.DataFrame(
+            {"round": [1], "validation": [0.5]})})
+        out[model] = scores
+    return out
+
+
+def test_compare_keeps_the_metric_family_and_shows_no_precision_above_one(monkeypatch,
+                                                                          tmp_path):
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path / "runs"))
+    _fake_runs(tmp_path / "runs")
+    at = _world(_open("pages/ranking_data.py"))
+    at.switch_page("pages/ranking_compare.py")
+    assert_clean(at.run())
+    assert_clean(at.number_input(key="rkc_k").set_value(100).run())
+    # Query "=cmd|q5": 40 of 61 documents relevant, k_q = min(100, 61): P@100 = 40 / 61.
+    # Its term of the macro P@100 is 40 / mean(61, 2, 2) = 1.85: not shown per query.
+    tables = [d.value for d in at.dataframe if "P@100" in d.value.columns]
+    assert len(tables) == 2  # the means, then the query explorer's table
+    means, qm = tables
+    assert "macro P@100" not in qm.columns and "micro P@100" not in qm.columns
+    assert qm["P@100"].tolist() == pytest.approx([40 / 61] * 2)
+    assert (qm.select_dtypes("number").fillna(0).to_numpy() <= 1).all()
+    # Macro P@k over the queries (Welleck 2016): total hits / (C · Σ k_q) = 41 / 65.
+    assert means["macro P@100"].tolist() == pytest.approx([41 / 65] * 2, abs=1e-4)
+    # Cut-off change keeps the family: NDCG@100 → NDCG@5.
+    assert_clean(at.selectbox(key="rkc_metric").set_value("ndcg").run())
+    assert_clean(at.number_input(key="rkc_k").set_value(5).run())
+    assert at.selectbox(key="rkc_metric").value == "ndcg"
+    assert at.selectbox(key="rkc_metric").format_func("ndcg") == "NDCG@5"
+    # Paired tests: "q3" has no relevant document, so NDCG pairs 2 of the 3 test queries.
+    tests = next(d.value for d in at.dataframe if "p (corrected)" in d.value.columns)
+    assert tests["queries"].tolist() == [2]
+    assert any("use 2 of the 3 test queries" in c.value for c in at.caption)
+
+
+def test_verdict_from_few_paired_queries_carries_a_caution():
+    row = {"metric": "auc", "run_a": "A", "run_b": "B", "mean_a": 0.9, "mean_b": 0.5,
+           "difference": 0.4, "n_queries": 2, "p_value": 0.045, "p_adjusted": 0.045,
+           "significant": True, "winner": "A", "correction": "none", "n_pairs": 1}
+    few = view.verdicts(pd.DataFrame([row]), "AUC")
+    assert few[0][1] and "only 2 paired queries" in few[0][0]
+    many = view.verdicts(pd.DataFrame([{**row, "n_queries": view.FEW_QUERIES}]), "AUC")
+    assert "Careful" not in many[0][0]
+
+
+def test_per_query_downloads_carry_the_query_id_and_escape_formulas(tmp_path):
+    runs = _fake_runs(tmp_path)
+    from core.evaluation import per_query_metrics
+    from core.runs.export import safe_csv_bytes
+
+    frames = {m: per_query_metrics(s["relevance"], s["score"], s["qid"], k=10)
+              for m, s in runs.items()}
+    back = pd.read_csv(io.BytesIO(safe_csv_bytes(view.long_frame(frames))))
+    assert list(back.columns[:2]) == ["run", "qid"]
+    assert back["qid"].tolist() == ["'=cmd|q5", "q2", "q3"] * 2  # neutralised, not dropped
+    assert "term of macro p@10" in back.columns and "p_macro@10" not in back.columns
+    one = pd.read_csv(io.BytesIO(view.per_query_csv(frames["Pointwise regression"])))
+    assert one["qid"].tolist() == ["'=cmd|q5", "q2", "q3"]
+    assert one["p_ndcg"].tolist() == pytest.approx(
+        frames["Pointwise regression"]["p_ndcg"].tolist(), nan_ok=True)

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.data import (
     DataError,
+    guess_ranking_format,
     list_ranking_uploads,
     load_ranking_upload,
     make_ltr_world,
@@ -20,7 +21,8 @@ from core.data import (
 )
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-LETOR = b"2 qid:1 1:0.5 # docid = A\n0 qid:1 1:0.1 # docid = B\n1 qid:7 2:0.3\n0 qid:7 2:0.2\n"
+LETOR = (b"2 qid:1 1:0.5 # docid = A\n0 qid:1 1:0.1 # docid = B\n1 qid:7 2:0.3\n0 qid:7 2:0.2\n"
+         b"1 qid:9 3:0.7\n0 qid:9 3:0.1\n")  # 3 queries: the fewest the 60/20/20 split takes
 
 
 def test_round_trip_of_a_letor_file_and_a_table(tmp_path):
@@ -62,3 +64,24 @@ def test_page_reopens_an_earlier_upload():
     assert any(s.value == "Upload: mine.txt" for s in at.subheader)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Queries"] == "6" and metrics["Documents"] == "18"
+
+
+
+@pytest.mark.parametrize("n_queries", [1, 2])
+def test_too_few_queries_for_the_split_are_refused_and_not_stored(tmp_path, n_queries):
+    content = b"".join(f"{g} qid:{q} 1:{g / 4}\n".encode() for q in range(n_queries)
+                       for g in (2, 0, 1))
+    noun = "query" if n_queries == 1 else "queries"
+    with pytest.raises(DataError, match=f"at least 3 queries for its 60/20/20 split .*this "
+                                        f"file has {n_queries} {noun}"):
+        save_ranking_upload(content, name="few.txt", options={"format": "letor"},
+                            root=tmp_path)
+    assert list_ranking_uploads(root=tmp_path) == []
+    assert not any(tmp_path.iterdir())
+
+
+def test_format_is_guessed_from_the_extension():
+    tables = ["a.csv", "B.CSV", "a.tsv", "a.parquet", "a.csv.gz"]
+    letor = ["a.txt", "a.txt.gz", "a.svm", "a.libsvm", "a.gz", "noextension"]
+    assert [guess_ranking_format(n) for n in tables] == ["table"] * len(tables)
+    assert [guess_ranking_format(n) for n in letor] == ["letor"] * len(letor)

@@ -25,6 +25,7 @@ from core.evaluation import (
     verdict,
 )
 from core.runs import ltr_runs
+from core.runs.export import safe_csv_bytes
 from core.runs.ltr_runs import RankingSource
 from core.runs.store import RunStore
 from ui import common
@@ -73,15 +74,17 @@ def current_splits() -> dict:
     """Train / vali / test of the session's ranking dataset."""
     source = current_source()
     if source.kind == "upload":
-        data = uploaded_data()
-        if data is None:  # the session lost it: reopen the stored copy
-            try:
+        try:
+            data = uploaded_data()
+            if data is None:  # the session lost it: reopen the stored copy
                 data = stored_upload(source.args_dict["fingerprint"])
                 st.session_state[UPLOAD_KEY] = data
-            except DataError as exc:
-                st.warning(f"{exc} Showing the default dataset.", icon=":material/warning:")
-                st.session_state.pop(SOURCE_KEY, None)
-                return _benchmark_splits(current_source())
+            ranking_uploads.check_ranking_upload(data)  # too few queries to split
+        except DataError as exc:
+            st.warning(f"{exc} Showing the default dataset.", icon=":material/warning:")
+            st.session_state.pop(SOURCE_KEY, None)
+            st.session_state.pop(UPLOAD_KEY, None)
+            return _benchmark_splits(current_source())
         return _upload_splits(source, data)
     return _benchmark_splits(source)
 
@@ -107,6 +110,30 @@ def read_upload(content: bytes, name: str, options: tuple):
 @st.cache_data(show_spinner="Reopening the upload…", max_entries=4)
 def stored_upload(fingerprint: str):
     return ranking_uploads.load_ranking_upload(fingerprint)
+
+
+def default_format(upload) -> None:
+    """When a new file is chosen, preset the *Format* radio (key ``rk_fmt``) from its name
+    (:func:`core.data.guess_ranking_format`); call before the radio is drawn.  The user's
+    choice then stands until another file is chosen."""
+    if upload is None:
+        return
+    seen = (upload.name, upload.size)
+    if st.session_state.get("rk_fmt_file") != seen:
+        st.session_state["rk_fmt_file"] = seen
+        st.session_state["rk_fmt"] = ranking_uploads.guess_ranking_format(upload.name)
+
+
+def grade_warnings(splits: dict) -> list[str]:
+    """:func:`core.data.grade_warnings` of every document of the dataset."""
+    return letor.grade_warnings(np.concatenate([d.relevance for d in splits.values()]))
+
+
+def training_queries(splits: dict) -> pd.DataFrame:
+    """The training split's query table with readable headers."""
+    return splits["train"].query_table().rename(columns={
+        "qid": "query", "n_docs": "documents", "n_relevant": "relevant documents",
+        "max_grade": "highest grade"})
 
 
 def earlier_uploads() -> dict[str, str]:
@@ -280,11 +307,35 @@ def binned(table: pd.DataFrame, metrics: dict[str, str]) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- compare
-def metric_labels(k: int) -> dict[str, str]:
-    """Per-query column → label shown (the order of the tables)."""
-    return {"auc": "AUC", "mauc": "MAUC", "ap": "MAP", "ap_letor": "MAP (LETOR: no-rel = 0)",
-            f"ndcg@{k}": f"NDCG@{k}", f"p@{k}": f"P@{k}", f"p_micro@{k}": f"micro P@{k}",
-            f"p_macro@{k}": f"macro P@{k}", "p_ndcg": "P-nDCG"}
+#: Metric family → label (``{k}``: the cut-off), in the order of the tables.  A family with
+#: a cut-off is the per-query column ``family@k``.
+METRIC_FAMILIES = {"auc": "AUC", "mauc": "MAUC", "ap": "MAP",
+                   "ap_letor": "MAP (LETOR: no-rel = 0)", "ndcg": "NDCG@{k}", "p": "P@{k}",
+                   "p_micro": "micro P@{k}", "p_macro": "macro P@{k}", "p_ndcg": "P-nDCG"}
+#: Averages over queries only: a query's term of micro / macro P@k is not a precision (the
+#: macro term divides by the mean cut-off, so it exceeds 1 on a short query).
+MEAN_ONLY = ("p_micro", "p_macro")
+#: Per-query download: the micro / macro columns named as what they hold.
+TERM_COLUMNS = {"p_micro": "term of micro p", "p_macro": "term of macro p"}
+
+
+def metric_column(family: str, k: int) -> str:
+    """The per-query column of a metric family at cut-off ``k`` (``ndcg`` → ``ndcg@10``)."""
+    return f"{family}@{k}" if "{k}" in METRIC_FAMILIES[family] else family
+
+
+def metric_families(k: int, *, per_query: bool = True) -> dict[str, str]:
+    """Family → label at cut-off ``k``; ``per_query`` leaves out :data:`MEAN_ONLY`.  The
+    keys do not change with ``k``, so a select box keyed on them keeps its metric."""
+    return {f: label.format(k=k) for f, label in METRIC_FAMILIES.items()
+            if not (per_query and f in MEAN_ONLY)}
+
+
+def metric_labels(k: int, *, per_query: bool = False) -> dict[str, str]:
+    """Per-query column → label shown (the order of the tables); ``per_query`` leaves out
+    micro and macro P@k, which only their means make meaningful."""
+    return {metric_column(f, k): label
+            for f, label in metric_families(k, per_query=per_query).items()}
 
 
 def means_table(frames: dict[str, pd.DataFrame], metrics: dict[str, str]) -> pd.DataFrame:
@@ -300,11 +351,50 @@ def paired(ids: tuple, _frames: dict, metric: str, test: str, correction: str) -
                         n_permutations=10_000, random_state=0)
 
 
+#: Fewer paired queries than this: a "significant" verdict gets a caution.
+FEW_QUERIES = 10
+
+
 def verdicts(tests: pd.DataFrame, label: str) -> list[tuple[str, bool]]:
-    """The plain sentence of every pair, significant ones first."""
+    """The plain sentence of every pair, significant ones first; a significant verdict from
+    fewer than :data:`FEW_QUERIES` paired queries says it is fragile."""
     rows = tests.sort_values("p_adjusted", kind="stable")
-    return [(verdict(row, metric_label=label), bool(row["significant"]))
-            for _, row in rows.iterrows()]
+    out = []
+    for _, row in rows.iterrows():
+        text = verdict(row, metric_label=label)
+        if row["significant"] and row["n_queries"] < FEW_QUERIES:
+            text += (f" Careful: only {int(row['n_queries'])} paired "
+                     f"quer{'y' if row['n_queries'] == 1 else 'ies'}; with so few, one query "
+                     "can make or unmake the verdict. Treat it as a hint, not a finding.")
+        out.append((text, bool(row["significant"])))
+    return out
+
+
+def paired_note(frames: dict[str, pd.DataFrame], tests: pd.DataFrame, label: str) -> str:
+    """Which test queries the paired tests use: all, or those where the metric is defined
+    in both runs (queries without a relevant document are left out)."""
+    n_total = len(next(iter(frames.values())))
+    used = int(tests["n_queries"].max()) if len(tests) else 0
+    if used >= n_total:
+        return f"The paired tests use all {n_total:,} test {_queries(n_total)}."
+    return (f"The paired tests use {used:,} of the {n_total:,} test {_queries(n_total)}: "
+            f"{label} is undefined on the others (no relevant document, or only relevant "
+            "ones), so they are left out.")
+
+
+def _queries(n: int) -> str:
+    return plural(n, "query", "queries")
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """``one`` for n = 1, else ``many``."""
+    return one if n == 1 else many
+
+
+def n_queries(data, what: str) -> str:
+    """"1 test query", "20 test queries": the number of queries of a split, in words."""
+    n = data.n_queries
+    return f"{n:,} {what} {plural(n, 'query', 'queries')}"
 
 
 def tests_display(tests: pd.DataFrame) -> pd.DataFrame:
@@ -334,14 +424,40 @@ def query_list(root: str, key: str, qid, top: int) -> pd.DataFrame:
     return out.head(top)
 
 
+def query_list_columns(top_grade: float) -> dict:
+    """Column layout of a :func:`query_list` table: narrow position, grade bar and score,
+    so the score stays visible beside the document id in a half-width column."""
+    return {"position": st.column_config.NumberColumn("#", width="small"),
+            "document": st.column_config.TextColumn("document", width="medium"),
+            "grade": st.column_config.ProgressColumn(
+                "grade", format="%.0f", min_value=0, max_value=max(1.0, float(top_grade)),
+                width="small"),
+            "score": st.column_config.NumberColumn("score", format="%.4f", width="small")}
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def max_grade(root: str, key: str) -> float:
     return float(load_run(root, key)[1]["scores"]["relevance"].max())
 
 
 def long_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Every run's per-query table stacked, with a ``run`` column (for download)."""
-    return pd.concat([f.assign(run=name) for name, f in frames.items()]).rename_axis("qid")
+    """Every run's per-query table stacked, for download: columns ``run``, ``qid``, then the
+    metrics (micro / macro P@k named as the query's term of the average they are)."""
+    out = pd.concat([f.assign(run=name) for name, f in frames.items()])
+    out = out.rename_axis("qid").reset_index()
+    out = out[["run", "qid", *[c for c in out.columns if c not in ("run", "qid")]]]
+    return out.rename(columns=_term_name)
+
+
+def _term_name(column: str) -> str:
+    family, at, k = column.partition("@")
+    return f"{TERM_COLUMNS[family]}@{k}" if at and family in TERM_COLUMNS else column
+
+
+def per_query_csv(per_query: pd.DataFrame) -> bytes:
+    """The P-nDCG explorer's per-query table as a spreadsheet-safe CSV (``qid`` a column)."""
+    return safe_csv_bytes(per_query.rename_axis("qid").reset_index()
+                          .rename(columns=_term_name))
 
 
 # ----------------------------------------------------------------------------- P-nDCG
@@ -387,9 +503,15 @@ def editor_key() -> str:
     return f"pn_editor_{st.session_state.get('pn_version', 0)}"
 
 
+#: Discount of :func:`core.evaluation.discount_table` → name shown in its table and chart.
+DISCOUNT_NAMES = {"log2": "log2 (standard nDCG)", "zipf": "Zipf 1/i", "zipf_beta": "Zipf-β 1/iᵝ",
+                  "probability": "probability (P-nDCG)",
+                  "probability_binary": "probability, grade > 0 = 1"}
+
+
 def discounts(edited: pd.DataFrame, beta: float) -> pd.DataFrame | None:
-    """The discount table of the edited list; ``None`` (with a notice) when it cannot be
-    scored yet."""
+    """The discount table of the edited list, rows named by :data:`DISCOUNT_NAMES`; ``None``
+    (with a notice) when it cannot be scored yet."""
     rows = edited.dropna()
     if len(rows) < len(edited):
         st.info("Rows with an empty cell are left out.")
@@ -397,16 +519,14 @@ def discounts(edited: pd.DataFrame, beta: float) -> pd.DataFrame | None:
         st.info("Give at least one document a grade above 0: without a relevant document "
                 "every nDCG is undefined.")
         return None
-    return discount_table(rows["grade"].to_numpy(float), rows["probability"].to_numpy(float),
-                          beta=beta).round(4)
+    table = discount_table(rows["grade"].to_numpy(float), rows["probability"].to_numpy(float),
+                           beta=beta).round(4)
+    return table.rename(index=DISCOUNT_NAMES)
 
 
 def discount_figure(table: pd.DataFrame) -> go.Figure:
     col = next(c for c in table.columns if c.lower().startswith("ndcg"))
-    names = {"log2": "log2 (standard nDCG)", "zipf": "Zipf 1/i", "zipf_beta": "Zipf-β 1/iᵝ",
-             "probability": "probability (P-nDCG)",
-             "probability_binary": "probability, grade > 0 = 1"}
-    fig = go.Figure(go.Bar(x=[names.get(i, i) for i in table.index], y=table[col],
+    fig = go.Figure(go.Bar(x=[DISCOUNT_NAMES.get(i, i) for i in table.index], y=table[col],
                            text=table[col].round(3),
                            textposition="outside", marker_color="#4477AA"))
     fig.update_layout(title="nDCG of the list under each discount", yaxis_title="nDCG",

@@ -60,8 +60,9 @@ from core.data.abdata import DataError
 from core.data.csvio import read_frame, source_name
 from core.data.datafiles import DOWNLOAD_TIMEOUT_S, REGISTRY, cache_dir, data_dir_candidates
 
-__all__ = ["MQ2008_N_FEATURES", "LTRData", "load_mq2008", "make_ltr_world",
-           "mq2008_folds_available", "read_letor", "read_ltr_table", "split_queries"]
+__all__ = ["MAX_LAMBDARANK_GRADE", "MQ2008_N_FEATURES", "LTRData", "grade_warnings",
+           "load_mq2008", "make_ltr_world", "mq2008_folds_available", "read_letor",
+           "read_ltr_table", "split_queries"]
 
 #: Beyond this many cells (rows × features) ``X`` stays a sparse CSR matrix.
 DENSE_MAX_CELLS = 50_000_000
@@ -75,6 +76,9 @@ MQ2008_URL = ("https://raw.githubusercontent.com/meta-toolkit/meta/" + MQ2008_CO
               + "/data/MQ2008/S{part}.txt")
 _SPLITS = ("train", "vali", "test")
 _MB = 2**20
+#: Largest grade LightGBM's built-in ``lambdarank`` objective accepts (its default label gain
+#: table has 31 entries, 2^g − 1 for g = 0 … 30).
+MAX_LAMBDARANK_GRADE = 30
 
 
 # ======================================================================= the container
@@ -396,6 +400,30 @@ def _located(line_no: int, reason: str, line: bytes) -> DataError:
                      f"(the line reads {shown!r}).")
 
 
+_LETOR_LINE = re.compile(rb"\s*[0-9.eE+-]+\s+qid:\S+")
+_TABLE_HINT = (" Line 1 looks like the header of a CSV table: read the file as a table "
+               "(on Ranking data, switch Format to \"CSV / Parquet\"; in code, "
+               "read_ltr_table).")
+
+
+def _first_line(raw: bytes) -> bytes:
+    """The first line that is neither blank nor a comment (b"" when there is none)."""
+    for line in raw.split(b"\n"):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return line
+    return b""
+
+
+def _with_table_hint(error: DataError, raw: bytes) -> DataError:
+    """``error``, with a hint to read the file as a table when its line 1 is a CSV header
+    (delimited by commas, semicolons or tabs, and no 'qid:')."""
+    first = raw.split(b"\n", 1)[0]
+    if (str(error).startswith("Cannot read the LETOR file: line 1:") and b"qid:" not in first
+            and re.search(rb"[,;\t]", first)):
+        return DataError(str(error) + _TABLE_HINT)
+    return error
+
+
 def _diagnose(raw: bytes, n_features: int | None) -> DataError | None:
     """The first line breaking a LETOR rule, as a DataError; None when every line is valid."""
     for line_no, line in enumerate(raw.split(b"\n"), start=1):
@@ -521,8 +549,8 @@ def read_letor(source: Any, *, n_features: int | None = None, max_bytes: int = 5
     try:
         X, y, qid = _load(raw, n_features)
     except (ValueError, TypeError, OverflowError, IndexError) as exc:
-        raise (_diagnose(raw, n_features)
-               or _first_failing_line(raw, n_features, str(exc))) from None
+        error = _diagnose(raw, n_features) or _first_failing_line(raw, n_features, str(exc))
+        raise _with_table_hint(error, raw) from None
     n = y.shape[0]
     if n == 0:
         raise DataError("The file has no data lines, only comments or blank lines: a LETOR "
@@ -621,6 +649,14 @@ def read_ltr_table(source: Any, *, query: str = "qid", relevance: str = "relevan
         def where(i: int) -> str:
             return f"row {i + 1}"
     else:
+        plain = _plain(content)
+        first = _first_line(plain[:65536]) if plain is not None else b""
+        if _LETOR_LINE.match(first):
+            shown = first.decode("utf-8", "replace").strip()
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise DataError(f"This looks like a LETOR / SVMlight file, not a table (its first "
+                            f"line reads {shown!r}): on Ranking data, switch Format to "
+                            "\"LETOR / SVMlight\"; in code, read it with read_letor.")
         frame, _ = read_frame(content)
 
         def where(i: int) -> str:
@@ -1088,4 +1124,54 @@ def split_queries(data: LTRData, *, fractions: tuple[float, float, float] = (0.6
         chosen = qids[order[labels == s]]
         out[split] = data._rows(np.flatnonzero(np.isin(data.qid, chosen)),
                                 f"{data.name} — {split}")
+    return out
+
+
+# ======================================================================= grade checks
+def grade_warnings(relevance: Any) -> list[str]:
+    """Plain sentences about relevance grades that read but will surprise: grades that are
+    not whole numbers, grades above :data:`MAX_LAMBDARANK_GRADE`, and a single grade for
+    every document.  An empty list when the grades look like LETOR grades (0, 1, 2 …).
+
+    Parameters
+    ----------
+    relevance : array-like of shape (n,)
+        Finite grades ≥ 0 (as the readers return them).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> grade_warnings([0, 1, 2, 0])
+    []
+    >>> [w.split(":")[0] for w in grade_warnings([0, 2.5, 1])]
+    ['1 of 3 documents have a grade that is not a whole number (e.g. 2.5)']
+    >>> grade_warnings([0, 0, 0])[0][:36]
+    'Every document has the same grade, 0'
+    """
+    rel = np.asarray(relevance, dtype=np.float64).reshape(-1)
+    if rel.size == 0:
+        return []
+    out = []
+    fractional = rel != np.round(rel)
+    if fractional.any():
+        example = float(rel[np.argmax(fractional)])
+        out.append(f"{int(fractional.sum()):,} of {rel.size:,} documents have a grade that is "
+                   f"not a whole number (e.g. {example:g}): LightGBM's built-in lambdarank "
+                   "refuses such grades, and MAUC and macro P@k count every distinct value "
+                   "as a grade of its own. LETOR grades are 0, 1, 2 …")
+    top = float(rel.max())
+    if top > MAX_LAMBDARANK_GRADE:
+        out.append(f"The largest grade is {top:g}: LightGBM's built-in lambdarank takes grades "
+                   f"0 to {MAX_LAMBDARANK_GRADE} only, and NDCG's gains are dominated by the "
+                   "largest grades. Check that the relevance column holds graded judgements, "
+                   "not scores or counts.")
+    if np.all(rel == rel[0]):
+        what = ("no query has a relevant document, so every AUC, MAP and NDCG is undefined"
+                if rel[0] == 0 else "every document is equally relevant: there is nothing "
+                "to put first")
+        out.append(f"Every document has the same grade, {rel[0]:g}: {what}. The rankers "
+                   "cannot be trained on these data.")
     return out

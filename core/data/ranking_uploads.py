@@ -9,12 +9,18 @@ exactly as received, ``upload.json`` the file name, how it was read (``format`` 
 atomically, the JSON last.  :func:`load_ranking_upload` re-reads the bytes and refuses a
 folder whose data no longer has its fingerprint.
 
+The Ranking lab splits an upload by whole queries into training, validation and test
+(60 / 20 / 20), so :func:`read_ranking_upload` (and hence saving and reopening) refuses a
+file with fewer than :data:`MIN_QUERIES` queries: such a file is never stored.
+
 >>> import tempfile
 >>> root = tempfile.mkdtemp()
->>> content = b"2 qid:1 1:0.5\\n0 qid:1 1:0.1\\n1 qid:2 1:0.3\\n0 qid:2 1:0.2\\n"
+>>> content = b"".join(b"%d qid:%d 1:0.%d\\n" % (g, q, g) for q in (1, 2, 3) for g in (2, 0))
 >>> fp = save_ranking_upload(content, name="mine.txt", options={"format": "letor"}, root=root)
->>> load_ranking_upload(fp, root=root).n_queries, [u["name"] for u in list_ranking_uploads(root=root)]
-(2, ['mine.txt'])
+>>> load_ranking_upload(fp, root=root).n_queries
+3
+>>> [u["name"] for u in list_ranking_uploads(root=root)]
+['mine.txt']
 """
 
 from __future__ import annotations
@@ -32,8 +38,13 @@ from core.data.datafiles import cache_dir
 from core.data.letor import LTRData, read_letor, read_ltr_table
 from core.data.uploads import _write_atomic
 
-__all__ = ["list_ranking_uploads", "load_ranking_upload", "read_ranking_upload",
+__all__ = ["MIN_QUERIES", "check_ranking_upload", "guess_ranking_format",
+           "list_ranking_uploads", "load_ranking_upload", "read_ranking_upload",
            "save_ranking_upload"]
+
+#: Fewest queries the Ranking lab's 60 / 20 / 20 split by whole queries accepts (one query
+#: each for training, validation and test; :func:`core.data.letor.split_queries`).
+MIN_QUERIES = 3
 
 _CONTENT, _META = "content.bin", "upload.json"
 _FINGERPRINT = re.compile(r"[0-9a-f]{16}")
@@ -54,13 +65,53 @@ def _check_options(options: Any) -> dict:
     return dict(options)
 
 
+_TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq", ".csv.gz", ".tsv.gz")
+
+
+def guess_ranking_format(name: str) -> str:
+    """``"table"`` for a file name ending in .csv, .tsv or .parquet (also .csv.gz), else
+    ``"letor"`` (.txt, .gz, .svm, .libsvm and anything unknown: LETOR's own extensions).
+
+    >>> guess_ranking_format("train.CSV"), guess_ranking_format("Fold1/train.txt.gz")
+    ('table', 'letor')
+    """
+    return "table" if str(name).lower().endswith(_TABLE_SUFFIXES) else "letor"
+
+
+def check_ranking_upload(data: LTRData) -> LTRData:
+    """``data`` unchanged when the Ranking lab can use it, else a :class:`DataError`.
+
+    The lab splits an upload by whole queries, 60 / 20 / 20, into training, validation and
+    test: it needs at least :data:`MIN_QUERIES` queries.
+
+    >>> one = LTRData(X=[[0.1], [0.2]], relevance=[1, 0], qid=[7, 7])
+    >>> check_ranking_upload(one)
+    Traceback (most recent call last):
+    ...
+    core.data.abdata.DataError: The Ranking lab needs at least 3 queries ... this file has 1 query.
+    """
+    n_q = data.n_queries
+    if n_q < MIN_QUERIES:
+        raise DataError(f"The Ranking lab needs at least {MIN_QUERIES} queries for its "
+                        "60/20/20 split (one query each for training, validation and test); "
+                        f"this file has {n_q} quer{'y' if n_q == 1 else 'ies'}.")
+    return data
+
+
 def read_ranking_upload(content: bytes, *, name: str, options: Mapping) -> LTRData:
     """Read uploaded bytes: ``options["format"]`` "letor" (:func:`read_letor`) or "table"
-    (:func:`read_ltr_table` with the remaining options as its keywords)."""
+    (:func:`read_ltr_table` with the remaining options as its keywords).
+
+    Raises
+    ------
+    DataError
+        The file cannot be read, or has fewer than :data:`MIN_QUERIES` queries
+        (:func:`check_ranking_upload`).
+    """
     opts = _check_options(options)
     if opts.pop("format") == "letor":
-        return read_letor(content, name=name)
-    return read_ltr_table(content, name=name, **opts)
+        return check_ranking_upload(read_letor(content, name=name))
+    return check_ranking_upload(read_ltr_table(content, name=name, **opts))
 
 
 def save_ranking_upload(content: bytes, *, name: str, options: Mapping,

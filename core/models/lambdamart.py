@@ -323,7 +323,7 @@ default="auc"
             params, n_rounds = self._objective_params(RANKER_METRICS)
         if np.unique(rel).size < 2:
             raise ValueError("relevance must hold at least two distinct values; got a single "
-                             f"value {rel[0]!r}, so there is nothing to rank.")
+                             f"value {float(rel[0]):g}, so there is nothing to rank.")
         valid = validation_set(info, eval_set, early_stopping_rounds,
                                eval_metric or EVAL_METRIC.get(self.metric, self.metric))
         booster = self._train(params, frame.iloc[order].reset_index(drop=True), rel[order],

@@ -120,7 +120,7 @@ class LinearPairwiseAUC(BaseModel):
         classes = np.unique(rel[rel > 0])
         if classes.size == 0:
             raise ValueError("relevance must contain positive values (relevant rows); got "
-                             f"values in [{rel.min()!r}, {rel.max()!r}].")
+                             f"values in [{rel.min():g}, {rel.max():g}].")
         targets = [np.nan] if self.multiclass == "pairwise" else classes.tolist()
         encoder = _Encoder.fit(frame, info)
         z = encoder.transform(frame)[order]

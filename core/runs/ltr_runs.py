@@ -203,12 +203,20 @@ def train_ranker(name: str, splits: Mapping[str, Any], *, preset: str = "quick",
     ``splits["vali"]`` when it exists); the one with the best validation score of the
     model's own metric (:attr:`ModelEntry.metric`) is kept and scores ``splits["test"]``.
     ``progress(fraction, text)`` reports after every boosting round (or pair model).
+
+    Raises
+    ------
+    ValueError
+        The training split holds a single relevance grade (nothing to learn), or LightGBM
+        cannot build trees on it (too few documents, or no feature varies): a plain sentence
+        with the split's size instead of LightGBM's internal "Check failed" message.
     """
     from core.evaluation import metrics
 
     entry = RANKING_MODELS[check_choice(name, "model", RANKING_MODELS)]
     conf = RANKING_PRESETS[check_choice(preset, "preset", RANKING_PRESETS)]
     train, vali = splits["train"], splits.get("vali")
+    _check_trainable(train)
     grid = conf.learning_rates if entry.boosted else conf.alphas
     score_fn = {"auc": metrics.auc, "mauc": metrics.mauc, "ndcg": metrics.ndcg,
                 "map": metrics.mean_average_precision}[entry.metric]
@@ -230,7 +238,12 @@ def train_ranker(name: str, splits: Mapping[str, Any], *, preset: str = "quick",
             kwargs.update(eval_set=(vali.X, vali.relevance, vali.qid),
                           early_stopping_rounds=conf.patience, eval_metric=entry.metric)
         t0 = time.perf_counter()
-        model.fit(train.X, train.relevance, train.qid, **kwargs)
+        try:
+            model.fit(train.X, train.relevance, train.qid, **kwargs)
+        except Exception as exc:
+            if type(exc).__name__ != "LightGBMError":  # lightgbm.basic.LightGBMError
+                raise
+            raise ValueError(_too_small_for_trees(name, train)) from None
         seconds = time.perf_counter() - t0
         if vali is None:
             scores[value] = float("nan")
@@ -248,6 +261,40 @@ def train_ranker(name: str, splits: Mapping[str, Any], *, preset: str = "quick",
     return TrainedRanker(name, model, value, scores, history,
                          getattr(model, "best_iteration_", None), seconds,
                          time.perf_counter() - t_all, model.predict(splits["test"].X))
+
+
+def _check_trainable(train: Any) -> None:
+    """A plain ValueError when the training split holds a single relevance grade."""
+    grades = np.unique(np.asarray(train.relevance, dtype=np.float64))
+    if grades.size < 2:
+        what = ("no training document is relevant" if grades[0] == 0
+                else "every training document is equally relevant")
+        raise ValueError(f"Every training document has grade {float(grades[0]):g}: {what}, "
+                         "so there is nothing to learn. The training queries need documents "
+                         "of at least two different grades.")
+
+
+def _varying_features(X: Any) -> int:
+    """How many columns of ``X`` (dense or CSR) hold more than one value."""
+    if hasattr(X, "toarray"):
+        lo, hi = X.min(axis=0).toarray().ravel(), X.max(axis=0).toarray().ravel()
+    else:
+        lo, hi = np.min(X, axis=0), np.max(X, axis=0)
+    return int(np.sum(hi > lo))
+
+
+def _too_small_for_trees(name: str, train: Any) -> str:
+    """The plain message replacing LightGBM's internal "Check failed" errors."""
+    n_docs, n_q = train.relevance.shape[0], int(pd.unique(train.qid).size)
+    docs = f"{n_docs:,} document{'s' if n_docs != 1 else ''}"
+    queries = f"{n_q:,} quer{'ies' if n_q != 1 else 'y'}"
+    if _varying_features(train.X) == 0:
+        why = f"no feature varies among the {docs} of the training split"
+    else:
+        why = (f"the training split has only {docs} in {queries}, too few for LightGBM to "
+               "build trees (it needs enough documents per leaf and per feature bin)")
+    return (f"{name} could not be trained: {why}. Boosted trees need more training "
+            "queries and documents; upload more data, or try the Linear pairwise AUC model.")
 
 
 # =============================================================================== tasks
@@ -274,7 +321,8 @@ def submit_ranking_run(runner: Any, source: RankingSource, model: str, *, data: 
                   "qid": np.asarray(data.qid).astype(str)}
         if data.ids is not None:
             inputs["ids"] = np.asarray(data.ids).astype(str)
-    spec = ranking_spec(source, data_fingerprint(source), model, preset=preset, seed=seed, threads=threads)
+    spec = ranking_spec(source, data_fingerprint(source), model, preset=preset, seed=seed,
+                        threads=threads)
     return runner.submit_task(spec, inputs=inputs, session=session)
 
 
