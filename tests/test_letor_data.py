@@ -666,3 +666,11 @@ def test_grade_warnings_name_fractional_huge_and_single_grades():
     assert "same grade, 0" in zero and "no query has a relevant document" in zero
     one, = grade_warnings(np.ones(5))
     assert "same grade, 1" in one and "np.float64" not in one
+
+
+def test_a_one_column_table_is_told_what_a_ranking_table_needs():
+    with pytest.raises(DataError) as err:
+        read_ltr_table(b"qid\n1\n2\n")
+    assert str(err.value).endswith("A ranking table needs a query column, a relevance column "
+                                   "and feature columns.")
+    assert "treatment" not in str(err.value)

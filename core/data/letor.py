@@ -657,7 +657,8 @@ def read_ltr_table(source: Any, *, query: str = "qid", relevance: str = "relevan
             raise DataError(f"This looks like a LETOR / SVMlight file, not a table (its first "
                             f"line reads {shown!r}): on Ranking data, switch Format to "
                             "\"LETOR / SVMlight\"; in code, read it with read_letor.")
-        frame, _ = read_frame(content)
+        frame, _ = read_frame(content, needs="A ranking table needs a query column, a "
+                              "relevance column and feature columns.")
 
         def where(i: int) -> str:
             return f"row {i + 1}, line {i + 2}"
