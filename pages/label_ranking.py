@@ -4,7 +4,6 @@ AMM-rank and its baselines under the paper's Table 1 protocol (Grbovic et al.)."
 import streamlit as st
 
 from core.runs import label_runs
-from core.runs.export import safe_csv_bytes
 from ui import common
 from ui import label_ranking_view as view
 from ui.glossary import GLOSSARY
@@ -53,11 +52,12 @@ with common.guard("Preparing the data"):
         st.caption("A CSV of numeric features plus either one ranking column "
                    "(e.g. `sports>news>autos`, most preferred first) or one position column "
                    "per label named `pos_<label>` (1 = most preferred, 0 or blank = not "
-                   "ranked). Leave the ranking column empty to use the `pos_` columns.")
+                   "ranked). Rankings use `>` between labels. With the ranking column left "
+                   "empty, a column named `ranking` is used, else the `pos_` columns.")
         upload = st.file_uploader("Label-ranking CSV", type=["csv", "txt"], key="lr_upload")
         u1, u2 = st.columns(2)
-        ranking_col = u1.text_input("Ranking column (leave empty for position columns)",
-                                    "ranking", key="lr_rank_col")
+        ranking_col = u1.text_input("Ranking column (empty: 'ranking', else the pos_ columns)",
+                                    "", key="lr_rank_col")
         group_col = u2.text_input("Group column (optional, e.g. age × gender)", "",
                                   key="lr_group_col")
         if upload is not None:
@@ -69,6 +69,9 @@ if data is None:
     st.stop()
 
 n, L = data.Y.shape
+st.caption(data.description)
+for warning in data.warnings:
+    st.info(warning, icon=":material/info:")
 m = st.columns(4)
 m[0].metric("Users (rows)", f"{n:,}")
 m[1].metric("Labels", f"{L:,}")
@@ -91,66 +94,27 @@ lam = e3.select_slider("AMM λ", [1e-6, 1e-5, 1e-4, 1e-3, 1e-2], 1e-4, key="lr_l
                        format_func=lambda v: f"{v:g}")
 seed = e4.number_input("Seed", 0, 10_000, 0, key="lr_seed")
 config = None
-if methods:
+if (short := view.too_few_users(n, int(folds))) is not None:
+    st.warning(short, icon=":material/group_off:")
+elif methods:
     config = label_runs.LabelExperiment(
         generator=None if source == "upload" else source,
         generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),
         methods=tuple(methods), n_folds=int(folds), seed=int(seed), lam=float(lam),
-        data_digest="" if source != "upload" else label_runs.data_digest(data.X, data.Y))
-job = st.session_state.get("lr_job")
+        data_digest="" if source != "upload" else data.fingerprint())
+job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
 if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
     with common.guard("Starting the experiment"):
-        job = st.session_state["lr_job"] = (view.submit(config, data), config)
-if job is not None and (done := view.show_job(job[0])) is not None:
-    st.session_state["lr_last"] = (job[1], done)
+        job = st.session_state["lr_job"] = (view.submit(config, data), config,
+                                             view.context(data))
+if job is not None and job[1] == config:  # a job's progress or failure only beside its data
+    if (done := view.show_job(job[0])) is not None and (
+            st.session_state.get("lr_last", (None,))[0] != job[0]):
+        meta, frames = done
+        st.session_state["lr_last"] = (job[0], job[1], meta, frames, job[2])
 if "lr_last" not in st.session_state:
     if job is None:
         st.info("Pick methods and press **Run experiment** (runs in the background; you can "
                 "leave the page).")
     st.stop()
-cfg, (meta, frames) = st.session_state["lr_last"]
-if cfg != config:
-    st.caption(":material/history: Results of the last experiment; the settings have changed "
-               "since.")
-
-for method, why in meta.get("skipped", {}).items():
-    st.info(f"{method} was left out: {why}.")
-st.markdown("**Disagreement error ε_dis** (lower is better)")
-st.dataframe(view.table1_display(frames["table1"]), width="stretch", key="lr_table1")
-st.caption(f"Mean ± sd over {meta['n_folds']} folds of {meta['n_rows']:,} users. The paper's "
-           "numbers are on Yahoo's 3.3M users (not public): shown for the ranking of methods, "
-           "not to be matched.")
-sets = list(dict.fromkeys(frames["prf"]["features"]))
-r1, r2 = st.columns(2)
-which = r1.radio("Feature set", sets, horizontal=True, key="lr_set")
-metric = r2.radio("Metric", ["f1", "precision", "recall"], horizontal=True, key="lr_metric",
-                  format_func={"f1": "F1@K", "precision": "precision P@K",
-                               "recall": "recall R@K"}.get)
-st.plotly_chart(view.prf_figure(frames["prf"], which, metric), width="stretch", key="lr_prf")
-st.markdown("**Paired per-user tests** (t-test on per-user ε_dis, same held-out users; "
-            "p-values Holm-corrected over the pairs of each feature set)")
-paired = frames["paired"].copy()  # p below 0.001 read as such, not as 4.93e-9
-paired["p_value"] = [f"{p:.3f}" if p >= 0.001 else "< 0.001" for p in paired["p_value"]]
-st.dataframe(paired, width="stretch", hide_index=True, key="lr_paired",
-             column_config={"p_value": st.column_config.TextColumn("p (Holm)"),
-                            "mean difference (A − B)": st.column_config.NumberColumn(
-                                format="%.4f")})
-t1, t2 = st.columns(2)
-timing = (1000 * frames["timing"].groupby(["method", "features"])[["fit_s", "predict_s"]]
-          .mean()).rename(columns={"fit_s": "fit (ms)", "predict_s": "predict (ms)"})
-t1.markdown("**Milliseconds per fold** (fit, predict)")
-t1.dataframe(timing, width="stretch", key="lr_timing",
-             column_config={c: st.column_config.NumberColumn(format="%.1f")
-                            for c in ("fit (ms)", "predict (ms)")})
-if "sweep" in frames and len(frames["sweep"]):
-    t2.plotly_chart(view.sweep_figure(frames["sweep"]), width="stretch", key="lr_sweep")
-if "hyperplanes" in frames:
-    st.markdown("**AMM-rank hyperplanes per label** (learned, capped by the budget)")
-    st.bar_chart(frames["hyperplanes"].set_index("label"), height=220)
-names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
-         "predictions": "predictions"}
-for col, name in zip(st.columns(len(names)), names):
-    col.download_button(f"Download {names[name]} (CSV)",
-                        lambda f=frames[name]: safe_csv_bytes(f),
-                        f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}",
-                        on_click="ignore")
+view.show_results(*st.session_state["lr_last"][1:], current=config)

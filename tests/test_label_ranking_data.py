@@ -342,7 +342,7 @@ def test_csv_ranking_column():
     assert d.feature_names == ["age", "income"]
     assert d.X.to_numpy().tolist() == [[31, 2.5], [45, 1.0], [22, 3.0]]
     assert d.groups.tolist() == ["A", "B", "A"]
-    assert "1 row(s) rank no label" in d.description
+    assert d.warnings == ["1 row(s) rank no label (left out of the metrics)."]
 
 
 def test_csv_ranking_column_with_given_labels_and_separator():
@@ -417,3 +417,92 @@ def test_csv_ranking_and_position_columns_together():
     with pytest.raises(ValueError, match=r"Give either ranking_column or position_columns"):
         D.read_rankings_csv(csv("x,ranking\n1,a\n"), ranking_column="ranking",
                             position_columns=["a"])
+
+
+# ------------------------------------------------------------------ QA findings (uploads)
+def test_fingerprint_covers_groups_and_label_names():
+    # a result cached under features + rankings only came back for other groups (AG-Mal)
+    plain = D.read_rankings_csv(csv("x,ranking\n1,a>b\n2,b\n3,a\n"))
+    again = D.read_rankings_csv(csv("x,ranking\n1,a>b\n2,b\n3,a\n"))
+    seg = D.read_rankings_csv(csv("x,seg,ranking\n1,A,a>b\n2,B,b\n3,A,a\n"),
+                              group_column="seg")
+    assert seg.X.equals(plain.X) and (seg.Y == plain.Y).all()  # only the groups differ
+    assert plain.fingerprint() == again.fingerprint()  # same file: same key
+    assert plain.fingerprint() != seg.fingerprint()  # a group column set (or cleared)
+    regrouped = D.LabelRankingData(X=seg.X, Y=seg.Y, labels=seg.labels, groups=["A", "A", "B"])
+    assert regrouped.fingerprint() != seg.fingerprint()  # other groups
+    renamed = D.LabelRankingData(X=plain.X, Y=plain.Y, labels=["news", "sports"])
+    assert renamed.fingerprint() != plain.fingerprint()  # other label names
+    assert len(plain.fingerprint()) == 16 and int(plain.fingerprint(), 16) >= 0
+
+
+@pytest.mark.parametrize("column", ["ranking", "pos_a"])
+def test_group_column_cannot_be_the_rankings(column):
+    # groups read from the rankings leak the answer: AG-Mal then looks perfect
+    text = ("x,ranking\n1,a>b\n2,b>a\n" if column == "ranking"
+            else "x,pos_a,pos_b\n1,1,2\n2,2,1\n")
+    what = "ranking column" if column == "ranking" else "a position column"
+    with pytest.raises(ValueError, match=rf"The group column cannot be the {what} "
+                                         rf"\('{column}'\)"):
+        D.read_rankings_csv(csv(text), group_column=column)
+
+
+@pytest.mark.parametrize("cells, sep", [
+    (["autos|sports|news", "sports|autos", "sports", "autos"], "|"),
+    (['"news,sports"', '"sports,news,autos"', "news", "autos"], ","),
+    (["news;sports", "sports;news", "news", "autos;news"], ";"),
+    (["news/sports", "sports/news", "autos", "news"], "/"),
+])
+def test_other_separator_is_named_not_read_as_one_label(cells, sep):
+    # every row then "ranks one label" (e.g. 'autos|sports|news'): silently wrong data
+    text = "x,ranking\n" + "".join(f"{i},{c}\n" for i, c in enumerate(cells))
+    with pytest.raises(ValueError, match=(rf"Column 'ranking' seems to join labels with "
+                                          rf"'\{sep}' .*Write each ranking with '>'")):
+        D.read_rankings_csv(csv(text))
+
+
+def test_one_label_with_another_separator_gets_the_same_hint():
+    text = "x,ranking\n" + "".join(f'{i},"news,sports,autos"\n' for i in range(5))
+    with pytest.raises(ValueError, match=(r"only one label \('news,sports,autos'\).* seems to "
+                                          r"join labels with ',' .*with '>'")):
+        D.read_rankings_csv(csv(text))
+
+
+def test_single_labels_that_merely_contain_a_slash_are_read():
+    # one category per user, names with '/' that never recur as pieces: a valid top-1 upload
+    d = D.read_rankings_csv(csv("x,ranking\n1,Retail/Apparel\n2,Travel/Air\n"
+                                "3,Retail/Home\n4,Travel/Air\n"))
+    assert d.labels == ["Retail/Apparel", "Retail/Home", "Travel/Air"]
+    assert d.Y.tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]]
+
+
+def test_missing_ranking_column_points_to_the_position_columns():
+    with pytest.raises(ValueError, match=(r"Ranking column 'ranking' not found.* position "
+                                          r"columns \(pos_a, pos_b\): leave the ranking "
+                                          r"column empty")):
+        D.read_rankings_csv(csv("x,pos_a,pos_b\n1,1,2\n"), ranking_column="ranking")
+
+
+def test_labels_found_sort_numbers_by_value():
+    # 'L10' before 'L2' made a 12-label axis read L1, L10, L11, L12, L2 …
+    cells = ">".join(f"L{j}" for j in (12, 3, 1, 10, 2))
+    d = D.read_rankings_csv(csv(f"x,ranking\n1,{cells}\n2,L2>L1\n"))
+    assert d.labels == ["L1", "L2", "L3", "L10", "L12"]
+    assert d.Y[0].tolist() == [3, 5, 2, 4, 1]
+
+
+def test_read_warnings_are_kept_for_the_page():
+    d = D.read_rankings_csv("x,ranking\n1,café>news\n2,news\n3,\n".encode("latin-1"))
+    assert d.labels == ["café", "news"]
+    assert any("Latin-1" in w for w in d.warnings)
+    assert "1 row(s) rank no label (left out of the metrics)." in d.warnings
+
+
+def test_a_one_column_file_is_told_what_a_label_ranking_file_needs():
+    from core.data import DataError
+    from core.label_ranking.data import read_rankings_csv
+
+    with pytest.raises(DataError) as err:
+        read_rankings_csv(b"ranking\nnews>sports\nsports>news\n")
+    assert str(err.value).endswith("A label-ranking file needs feature columns and a ranking "
+                                   "column (or one position column per label).")

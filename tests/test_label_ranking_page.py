@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _apptest import assert_clean
+from _apptest import assert_clean, assert_only_error
 from sklearn.model_selection import KFold
 from streamlit.testing.v1 import AppTest
 
@@ -122,3 +122,202 @@ def test_bench_table_reports_every_method_with_the_papers_value():
             or line.startswith("| Central-Mal")]
     assert len(rows) == 4  # two methods × with / without ad views
     assert "| 0.1996 |" in text and "| 0.2957 |" in text  # the paper's Table 1 beside
+
+
+# ------------------------------------------------------------------ uploads (QA findings)
+def _upload_page(content: bytes, **text) -> AppTest:
+    """The page in upload mode with ``content`` uploaded and text fields set (key: value)."""
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    assert_clean(at.radio(key="lr_source").set_value("upload").run())
+    for key, value in text.items():
+        at.text_input(key=key).set_value(value)
+    at.file_uploader(key="lr_upload").set_value(("u.csv", content, "text/csv"))
+    return at.run()
+
+
+def _run(at: AppTest, methods, folds=2) -> AppTest:
+    """Press Run with ``methods`` and wait until the job has ended (results or failure)."""
+    at.multiselect(key="lr_methods").set_value(list(methods))
+    at.number_input(key="lr_folds").set_value(folds)
+    assert_clean(at.run())
+    at.button(key="lr_run").click().run()
+    job = at.session_state["lr_job"][0]
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        last = at.session_state["lr_last"] if "lr_last" in at.session_state else None
+        if (last is not None and last[0] == job) or at.error:
+            return at
+        time.sleep(0.5)
+        at.run()
+    raise AssertionError("the experiment did not end")
+
+
+def _grouped_csv(n=60, seed=0) -> tuple[bytes, list[str], list[str]]:
+    """A CSV with a numeric feature, a group column and rankings of three labels."""
+    rng = np.random.default_rng(seed)
+    labels = ["autos", "news", "sports"]
+    groups, rankings, lines = [], [], ["age,grp,ranking"]
+    for i in range(n):
+        g = "AB"[i % 2]
+        order = rng.permutation(3)[: 1 + i % 3]
+        ranking = ">".join(labels[j] for j in order)
+        groups.append(g)
+        rankings.append(ranking)
+        lines.append(f"{20 + i % 40},{g},{ranking}")
+    return ("\n".join(lines) + "\n").encode(), groups, rankings
+
+
+def test_group_column_changes_are_new_experiments_with_the_label_names():
+    content, _, rankings = _grouped_csv()
+    at = _upload_page(content)  # no group column: 'grp' is text, so it must be named
+    assert_only_error(at, "Feature column 'grp' is not numeric")
+    at.text_input(key="lr_group_col").set_value("grp")
+    assert_clean(at.run())
+    at = assert_clean(_run(at, ["Central-Mal", "AG-Mal", "AMM-rank"]))
+    info = " ".join(str(i.value) for i in at.info)
+    assert "AG-Mal was left out" not in info
+    table = at.session_state["lr_last"][3]["table1"]
+    assert "AG-Mal" in set(table["method"])
+    # label names (the job carries them), not the numbers 1 … L: observed = the CSV's cells
+    frames = at.session_state["lr_last"][3]
+    assert frames["predictions"]["observed"].tolist() == [r.replace(">", " > ")
+                                                         for r in rankings]
+    assert frames["hyperplanes"]["label"].tolist() == ["autos", "news", "sports"]
+    first = at.session_state["lr_last"][0]
+    # the same rows grouped otherwise: a new experiment, not the stored one
+    regrouped = content.replace(b",A,", b",C,")
+    at.file_uploader(key="lr_upload").set_value(("u.csv", regrouped, "text/csv"))
+    at = assert_clean(_run(at, ["Central-Mal", "AG-Mal", "AMM-rank"]))
+    assert at.session_state["lr_last"][0] != first
+    consensus = next(d.value for d in at.dataframe if d.value.index.name == "group")
+    assert set(consensus.index) == {"B", "C"}
+
+
+def test_a_group_column_set_after_a_run_is_used():
+    # the reverse: a run without groups, then a group column -> AG-Mal must run
+    content, _, _ = _grouped_csv()
+    numeric = content.replace(b",A,", b",1,").replace(b",B,", b",2,")  # grp is a feature
+    at = assert_clean(_upload_page(numeric))
+    at = assert_clean(_run(at, ["Central-Mal", "AG-Mal"]))
+    assert any("AG-Mal was left out" in str(i.value) for i in at.info)
+    at.text_input(key="lr_group_col").set_value("grp")
+    at = assert_clean(_run(at, ["Central-Mal", "AG-Mal"]))
+    assert not any("AG-Mal was left out" in str(i.value) for i in at.info)
+    assert "AG-Mal" in set(at.session_state["lr_last"][3]["table1"]["method"])
+
+
+def test_group_column_equal_to_the_ranking_column_is_refused():
+    content, _, _ = _grouped_csv()
+    at = _upload_page(content, lr_group_col="ranking")
+    assert_only_error(at, "The group column cannot be the ranking column")
+
+
+def test_position_columns_work_with_the_default_settings_and_warnings_show():
+    text = "age,pos_a,pos_b,pos_c\n" + "".join(
+        f"{i},{1 + i % 3},{1 + (i + 1) % 3},{1 + (i + 2) % 3}\n" for i in range(20))
+    at = assert_clean(_upload_page(text.encode()))
+    assert at.metric[1].value == "3"  # labels a, b, c
+    latin = "x,ranking\n1,café>news\n2,news\n3,\n4,news>café\n".encode("latin-1")
+    at.file_uploader(key="lr_upload").set_value(("l.csv", latin, "text/csv"))
+    assert_clean(at.run())
+    info = [str(i.value) for i in at.info]
+    assert any("read as Latin-1" in m for m in info)
+    assert any("1 row(s) rank no label" in m for m in info)
+
+
+def test_too_few_users_said_on_upload_and_old_failures_go_with_their_data():
+    at = _upload_page(b"age,ranking\n31,news>sports\n")
+    assert_clean(at)
+    assert [str(w.value) for w in at.warning] == [
+        "5-fold cross-validation needs at least 10 users (two per fold); this data has 1. "
+        "Upload more users (at least 4, for 2 folds)."]
+    assert at.button(key="lr_run").disabled
+    # six users, one ranking anything: two folds pass the count but the run fails
+    at.file_uploader(key="lr_upload").set_value(
+        ("b.csv", b"age,ranking\n1,a>b\n2,\n3,\n4,\n5,\n6,\n", "text/csv"))
+    at = _run(at.run(), ["Central-Mal"])
+    assert at.error, "expected the run to fail"
+    content, _, _ = _grouped_csv()
+    at.file_uploader(key="lr_upload").set_value(("c.csv", content, "text/csv"))
+    at.text_input(key="lr_group_col").set_value("grp")
+    assert_clean(at.run())  # the earlier failure is not shown beside other data
+
+
+def test_sklearn_results_without_the_papers_column_and_with_notes():
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    assert_clean(at.radio(key="lr_source").set_value("sklearn").run())
+    at = assert_clean(_run(at, ["Central-Mal", "LR"]))
+    table = next(d.value for d in at.dataframe if "Central-Mal" in d.value.index)
+    assert not any("Yahoo" in str(c) for c in table.columns)
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "Yahoo" not in captions
+    assert "Every user ranks all labels here" in captions  # iris: complete rankings
+    assert "the lines coincide" in captions
+    raw = at.session_state["lr_last"][3]["paired"]
+    shown = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    for p, text, verdict in zip(raw["p_value"], shown["p_value"], shown["verdict"]):
+        expected = "< 0.001" if p < 0.001 else f"{p:.3f}"
+        assert text == expected
+        if p < 0.05:
+            assert ("(p < 0.001)" if p < 0.001 else f"(p = {expected})") in verdict
+
+
+# ------------------------------------------------------------------ the page's figures, tables
+def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
+    from ui.label_ranking_view import frequency_figure
+
+    data = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 50, "random_state": 0})
+    fig = frequency_figure(data)
+    bars = list(fig.data[0].x)
+    assert sorted(bars) == sorted(data.labels)  # 50 bars, full names (two 'Telecommunic…')
+    shown = list(fig.layout.xaxis.ticktext)
+    assert len(set(shown)) < len(shown) == 50  # shortened names do collide
+    assert list(fig.layout.xaxis.tickvals) == bars
+    freq = (np.asarray(data.Y) > 0).mean(axis=0)
+    assert np.allclose(fig.data[0].y, [freq[data.labels.index(b)] for b in bars])
+
+
+def test_hyperplanes_chart_keeps_the_label_order_and_lengths_have_whole_ticks():
+    import pandas as pd
+
+    from ui.label_ranking_view import hyperplanes_figure, length_figure
+
+    labels = [str(j) for j in range(1, 200)]  # '10' must not come before '2'
+    fig = hyperplanes_figure(pd.DataFrame({"label": labels, "hyperplanes": [1] * 199}))
+    assert fig.layout.xaxis.type == "category"
+    assert list(fig.layout.xaxis.categoryarray) == labels
+    top1 = make_data("mallows", {"n": 50, "n_labels": 4, "top_k": 1, "random_state": 0})
+    axis = length_figure(top1).layout
+    for ax in (axis.xaxis, axis.yaxis):  # every user ranks one label: ticks 0, 1 only
+        assert ax.tickformat == ",d" and float(ax.dtick).is_integer() and ax.dtick >= 1
+
+
+def test_timing_in_the_pages_method_order_and_one_p_value_format():
+    import pandas as pd
+
+    from ui.label_ranking_view import paired_display, timing_table
+
+    timing = pd.DataFrame({"method": ["PW-LR", "AG-Mal", "AMM-rank", "AG-Mal"],
+                           "features": ["all features"] * 4, "fit_s": [1.0, 2.0, 3.0, 4.0],
+                           "predict_s": [0.5, 0.5, 0.5, 1.5]})
+    t = timing_table(timing)
+    assert [m for m, _ in t.index] == ["AMM-rank", "AG-Mal", "PW-LR"]  # METHODS' order
+    assert t["fit (ms)"].tolist() == [3000.0, 3000.0, 1000.0]  # AG-Mal: (2 + 4) / 2 s
+    from core.runs.label_runs import _paired
+
+    # verdicts and table write p alike: "p < 0.001" / "p = 0.012", never "p = 0"
+    rng = np.random.default_rng(0)
+    base = rng.random(200)
+    per_row = {("A", "all"): base, ("B", "all"): base + 0.3 + rng.normal(0, 0.01, 200),
+               ("C", "all"): base + rng.normal(0.02, 0.1, 200)}
+    paired = _paired(per_row)
+    p_ab = paired.loc[(paired["method A"] == "A") & (paired["method B"] == "B"), "p_value"]
+    assert float(p_ab.iloc[0]) < 1e-100  # a t statistic of ~400: scipy's p is 0
+    shown = paired_display(paired)
+    assert shown["p_value"].tolist()[0] == "< 0.001"
+    assert shown["verdict"].tolist()[0] == "A has the lower error (p < 0.001)"
+    for p, verdict in zip(paired["p_value"], paired["verdict"]):
+        assert verdict == "not distinguishable at 5 %" if p >= 0.05 else verdict.endswith(
+            "(p < 0.001)" if p < 0.001 else f"(p = {p:.3f})")

@@ -12,6 +12,7 @@ import streamlit as st
 from core.label_ranking import data as lrdata
 from core.label_ranking.baselines import borda_consensus
 from core.runs import label_runs
+from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
 from core.runs.views import fmt_number
 from ui import common
@@ -45,16 +46,88 @@ def show_job(job_id: str):
                      what="Experiment", load=lambda key: result(root, key))
 
 
+def _short(name: str, width: int = 18) -> str:
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
+def _category_axis(fig: go.Figure, names: list[str]) -> None:
+    """Full names as the categories (one bar each, in the given order), shortened tick text:
+    two names alike in their first letters stay two bars."""
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names,
+                     tickmode="array", tickvals=names, ticktext=[_short(n) for n in names],
+                     tickangle=-60)
+
+
+def _integer_ticks(largest: int) -> dict:
+    """Axis settings for counts: whole-number ticks (no 0.5 user), at most about 12."""
+    return dict(tickformat=",d", dtick=max(1, int(np.ceil(largest / 12))), rangemode="tozero")
+
+
+def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> None:
+    """Table 1, P/R/F1@K, paired tests, timings, λ sweep, hyperplanes and downloads of one
+    experiment; ``ctx`` (:func:`context`) is its data's, ``current`` the page's settings."""
+    if config != current:
+        st.caption(":material/history: Results of the last experiment; the settings have "
+                   "changed since.")
+    for method, why in meta.get("skipped", {}).items():
+        st.info(f"{method} was left out: {why}.")
+    ad_clicks = config.generator == "ad_clicks"  # the only data the paper's values fit
+    st.markdown("**Disagreement error ε_dis** (lower is better)")
+    st.dataframe(table1_display(frames["table1"], paper=ad_clicks), width="stretch",
+                 key="lr_table1")
+    st.caption(f"Mean ± sd over {meta['n_folds']} folds of {meta['n_rows']:,} users."
+               + (" The paper's numbers are on Yahoo's 3.3M users (not public): shown for the "
+                  "ranking of methods, not to be matched." if ad_clicks else ""))
+    methods = set(frames["table1"]["method"])
+    if ctx["complete"] and "LR" in methods:
+        st.caption(":material/info: Every user ranks all labels here. LR models only "
+                   "whether a label is ranked, so on complete rankings it has nothing to learn "
+                   "and its ε_dis can be worse than random (0.5).")
+    sets = list(dict.fromkeys(frames["prf"]["features"]))
+    r1, r2 = st.columns(2)
+    which = r1.radio("Feature set", sets, horizontal=True, key="lr_set")
+    metric = r2.radio("Metric", ["f1", "precision", "recall"], horizontal=True,
+                      key="lr_metric", format_func={"f1": "F1@K", "precision": "precision P@K",
+                                                    "recall": "recall R@K"}.get)
+    st.plotly_chart(prf_figure(frames["prf"], which, metric), width="stretch", key="lr_prf")
+    if ctx["complete"]:
+        st.caption(":material/info: P/R/F1@K count the ranked labels among the top K. Every "
+                   "label is ranked here, so every method scores the same (P@K = 1, R@K = K/L) "
+                   "and the lines coincide: compare the methods by ε_dis instead.")
+    st.markdown("**Paired per-user tests** (t-test on per-user ε_dis, same held-out users; "
+                "p-values Holm-corrected over the pairs of each feature set)")
+    st.dataframe(paired_display(frames["paired"]), width="stretch", hide_index=True,
+                 key="lr_paired",
+                 column_config={"p_value": st.column_config.TextColumn("p (Holm)"),
+                                "mean difference (A − B)": st.column_config.NumberColumn(
+                                    format="%.4f")})
+    t1, t2 = st.columns(2)
+    t1.markdown("**Milliseconds per fold** (fit, predict)")
+    t1.dataframe(timing_table(frames["timing"]), width="stretch", key="lr_timing",
+                 column_config={c: st.column_config.NumberColumn(format="%.1f")
+                                for c in ("fit (ms)", "predict (ms)")})
+    if "sweep" in frames and len(frames["sweep"]):
+        t2.plotly_chart(sweep_figure(frames["sweep"]), width="stretch", key="lr_sweep")
+    if "hyperplanes" in frames:
+        st.plotly_chart(hyperplanes_figure(frames["hyperplanes"]), width="stretch",
+                        key="lr_hyper")
+    names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
+             "predictions": "predictions"}
+    for col, name in zip(st.columns(len(names)), names):
+        col.download_button(f"Download {names[name]} (CSV)",
+                            lambda f=frames[name]: safe_csv_bytes(f),
+                            f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}",
+                            on_click="ignore")
+
+
 def frequency_figure(data) -> go.Figure:
     """Figure 1 (left): how often each label is ranked, most frequent first."""
     freq = (np.asarray(data.Y) > 0).mean(axis=0)
-    order = np.argsort(-freq)
+    order = np.argsort(-freq, kind="stable")
     labels = [str(data.labels[j]) for j in order]
-    short = [lab if len(lab) <= 18 else lab[:17] + "…" for lab in labels]
-    fig = go.Figure(go.Bar(x=short, y=freq[order], customdata=labels,
-                           hovertemplate="%{customdata}: ranked by %{y:.1%} of users"
-                                         "<extra></extra>"))
-    fig.update_xaxes(tickangle=-60)
+    fig = go.Figure(go.Bar(x=labels, y=freq[order],
+                           hovertemplate="%{x}: ranked by %{y:.1%} of users<extra></extra>"))
+    _category_axis(fig, labels)
     fig.update_layout(title="How often each label is ranked", height=420,
                       margin=dict(l=10, r=10, t=50, b=10),
                       xaxis_title="label (most frequent first)",
@@ -73,7 +146,42 @@ def length_figure(data) -> go.Figure:
                       margin=dict(l=10, r=10, t=50, b=10),
                       xaxis_title="labels ranked by the user (count)",
                       yaxis_title="users (count)")
+    fig.update_xaxes(**_integer_ticks(counts.shape[0] - 1))
+    fig.update_yaxes(**_integer_ticks(int(counts.max(initial=1))))
     return fig
+
+
+def hyperplanes_figure(hyperplanes: pd.DataFrame) -> go.Figure:
+    """AMM-rank's hyperplanes per label, in the data's label order (not sorted as text)."""
+    names = [str(x) for x in hyperplanes["label"]]
+    fig = go.Figure(go.Bar(x=names, y=hyperplanes["hyperplanes"],
+                           hovertemplate="%{x}: %{y} hyperplanes<extra></extra>"))
+    _category_axis(fig, names)
+    fig.update_layout(title="AMM-rank hyperplanes per label (learned, capped by the budget)",
+                      height=320, margin=dict(l=10, r=10, t=50, b=10),
+                      yaxis_title="hyperplanes (count)")
+    fig.update_yaxes(**_integer_ticks(int(hyperplanes["hyperplanes"].max())))
+    return fig
+
+
+def context(data) -> dict:
+    """What the results of an experiment on ``data`` are read with: the label names, and
+    whether every user ranks every label (complete rankings)."""
+    lt = (np.asarray(data.Y) > 0).sum(axis=1)
+    ranked = lt[lt > 0]
+    L = np.asarray(data.Y).shape[1]
+    return {"labels": tuple(str(x) for x in data.labels),
+            "complete": bool(ranked.size and (ranked == L).all())}
+
+
+def too_few_users(n: int, folds: int) -> str | None:
+    """The message when ``n`` users cannot fill ``folds`` folds (two per fold), else None."""
+    if n >= 2 * folds:
+        return None
+    fewer = ("Use fewer folds (2 folds need 4 users) or more users." if n >= 4
+             else "Upload more users (at least 4, for 2 folds).")
+    return (f"{folds}-fold cross-validation needs at least {2 * folds} users (two per fold); "
+            f"this data has {n:,}. {fewer}")
 
 
 def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
@@ -93,21 +201,45 @@ def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
     return out
 
 
-def table1_display(table1: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Table 1 layout: method × feature set, "ε mean ± sd", the paper's value."""
+def table1_display(table1: pd.DataFrame, *, paper: bool = True) -> pd.DataFrame:
+    """The paper's Table 1 layout: method × feature set, "ε mean ± sd", and (``paper``: the
+    simulated ad clicks, the only data it compares with) the paper's value."""
     t = table1.copy()
     t["ε_dis (mean ± sd over folds)"] = [
         f"{m:.4f} ± {s:.4f}" if np.isfinite(s) else f"{m:.4f}"
         for m, s in zip(t["eps_dis"], t["sd"])]
     wide = t.pivot(index="method", columns="features", values="ε_dis (mean ± sd over folds)")
-    paper = t.pivot(index="method", columns="features", values="paper (Yahoo)")
-    for col in paper.columns:
-        wide[f"paper, {col} (Yahoo; not reproducible here)"] = [
-            fmt_number(v, 4) for v in paper[col]]
     order = [m for m in label_runs.METHODS if m in wide.index]
     sets = [c for c in (label_runs.WITHOUT, label_runs.WITH, "all features") if c in wide]
+    if not paper:
+        return wide.loc[order, sets]
+    values = t.pivot(index="method", columns="features", values="paper (Yahoo)")
+    for col in values.columns:
+        wide[f"paper, {col} (Yahoo; not reproducible here)"] = [
+            fmt_number(v, 4) for v in values[col]]
     cols = sets + [f"paper, {c} (Yahoo; not reproducible here)" for c in sets]
     return wide.loc[order, cols]
+
+
+def p_text(p: float) -> str:
+    """One way to write a p-value everywhere on the page: "< 0.001" or "0.012"."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
+    """The paired tests with p-values written as :func:`p_text` writes them (the verdicts
+    write them the same way: core.runs.label_runs)."""
+    return paired.assign(p_value=[p_text(p) for p in paired["p_value"]])
+
+
+def timing_table(timing: pd.DataFrame) -> pd.DataFrame:
+    """Milliseconds per fold (fit, predict), methods in the page's order, not alphabetical."""
+    ms = (1000 * timing.groupby(["method", "features"], sort=False)[["fit_s", "predict_s"]]
+          .mean()).rename(columns={"fit_s": "fit (ms)", "predict_s": "predict (ms)"})
+    rank = {m: i for i, m in enumerate(label_runs.METHODS)}
+    sets = {s: i for i, s in enumerate((label_runs.WITHOUT, label_runs.WITH))}
+    keys = sorted(ms.index, key=lambda k: (rank.get(k[0], len(rank)), sets.get(k[1], 2)))
+    return ms.loc[keys]
 
 
 def prf_figure(prf: pd.DataFrame, features: str, metric: str = "f1") -> go.Figure:

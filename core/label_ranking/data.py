@@ -33,6 +33,9 @@ advertising targeting. KDD, 1204–1212.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -94,6 +97,9 @@ class LabelRankingData:
     truth : dict
         What the generator knows and a learner must not see (true centres, components,
         expected clicks …); empty for real data.
+    warnings : list of str
+        How the data were read, for the reader to see (encoding guessed, rows that rank no
+        label …); empty for generated data.
     """
 
     X: pd.DataFrame
@@ -104,6 +110,7 @@ class LabelRankingData:
     description: str = ""
     feature_blocks: dict[str, list[str]] = field(default_factory=dict)
     truth: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not isinstance(self.X, pd.DataFrame):
@@ -132,6 +139,37 @@ class LabelRankingData:
             if missing:
                 raise ValueError(f"feature block {block!r} names columns that X does not have: "
                                  f"{missing[:5]}.")
+
+    def fingerprint(self) -> str:
+        """16 hex digits of SHA-256 over everything a result depends on.
+
+        Features (names and values), rankings, label names, groups (or their absence) and
+        feature blocks: two data sets with the same fingerprint give the same experiment, and
+        changing or clearing the group column, or renaming a label, changes it.
+
+        Examples
+        --------
+        >>> a = LabelRankingData(X=[[0.0], [1.0]], Y=[[1, 2], [2, 1]], labels=["a", "b"])
+        >>> b = replace(a, groups=["F", "M"])
+        >>> len(a.fingerprint()), a.fingerprint() == b.fingerprint()
+        (16, False)
+        >>> a.fingerprint() == replace(a, labels=["b", "a"]).fingerprint()
+        False
+        """
+        h = hashlib.sha256()
+
+        def part(tag: str, payload: bytes) -> None:
+            h.update(tag.encode() + len(payload).to_bytes(8, "little") + payload)
+
+        part("X", np.ascontiguousarray(self.X.to_numpy(dtype=np.float64)).tobytes())
+        part("Y", np.ascontiguousarray(self.Y, dtype=np.int64).tobytes())
+        part("shape", json.dumps([list(self.X.shape), list(self.Y.shape)]).encode())
+        part("columns", json.dumps(list(self.X.columns)).encode())
+        part("labels", json.dumps(self.labels).encode())
+        part("groups", b"none" if self.groups is None
+             else json.dumps(self.groups.tolist()).encode())
+        part("blocks", json.dumps(self.feature_blocks, sort_keys=True).encode())
+        return h.hexdigest()[:16]
 
     @property
     def feature_names(self) -> list[str]:
@@ -673,6 +711,49 @@ def _features(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: Separators an analyst may have used instead of the reader's, most likely first.
+_OTHER_SEPARATORS = ("|", ",", ";", "/", "\t", "<", "»", "→")
+
+
+def _other_separator(texts: list[str], labels: set[str], separator: str, *,
+                     strict: bool = True) -> tuple[str, str] | None:
+    """``(separator found, an example text)`` when the one-label ``texts`` look like rankings
+    joined by another separator, else None.
+
+    ``strict``: the pieces must also recur as rankings do — a piece is a label on its own or
+    stands at two different positions ("autos|sports" and "sports|autos") — so a label that
+    merely contains the character ("Retail/Apparel") is not taken for a ranking.
+    """
+    for sep in _OTHER_SEPARATORS:
+        if sep in separator:
+            continue
+        hits = [t for t in texts if sep in t]
+        if not hits:
+            continue
+        if not strict:
+            return sep, hits[0]
+        where: dict[str, set[int]] = {}
+        for t in hits:
+            for i, piece in enumerate(p.strip() for p in t.split(sep)):
+                where.setdefault(piece, set()).add(i)
+        if any(piece in labels or len(pos) > 1 for piece, pos in where.items() if piece):
+            return sep, hits[0]
+    return None
+
+
+def _natural_key(text: str) -> list:
+    """Sort key reading runs of digits as numbers: ``L2 < L10``, ``"9" < "10"``."""
+    return [(0, int(part), "") if part.isdecimal() else (1, 0, part)
+            for part in re.split(r"(\d+)", text) if part]
+
+
+def _separator_message(found: tuple[str, str], column: str, separator: str) -> str:
+    sep, example = found
+    return (f"Column {column!r} seems to join labels with {sep!r} (e.g. {example!r}), which "
+            f"the reader takes as one label. Write each ranking with {separator!r} between "
+            f"labels, most preferred first (e.g. 'sports{separator}news{separator}autos').")
+
+
 def _parse_ranking_column(col: pd.Series, column: str, separator: str,
                           labels: list[str] | None) -> tuple[np.ndarray, list[str]]:
     rankings: list[list[str]] = []
@@ -692,8 +773,8 @@ def _parse_ranking_column(col: pd.Series, column: str, separator: str,
                       "(each label may be ranked once).")
             seen.add(t)
         rankings.append(tokens)
-    if labels is None:
-        labels = sorted({t for ranking in rankings for t in ranking})
+    if labels is None:  # natural order: L2 before L10
+        labels = sorted({t for ranking in rankings for t in ranking}, key=_natural_key)
     else:
         labels = [str(lab) for lab in labels]
         if len(set(labels)) != len(labels):
@@ -706,9 +787,17 @@ def _parse_ranking_column(col: pd.Series, column: str, separator: str,
                 _fail(f"Data row {r + 1}: unknown label {unknown[0]!r} (labels: {shown}).")
     if not labels:
         _fail(f"Every ranking is empty: no row of column {column!r} ranks any label.")
+    ranked = [ranking for ranking in rankings if ranking]
+    singles = [ranking[0] for ranking in ranked if len(ranking) == 1]
     if len(labels) < 2:
+        found = _other_separator(singles, set(labels), separator, strict=False)
         _fail(f"The rankings name only one label ({labels[0]!r}); label ranking needs at "
-              "least 2 labels.")
+              "least 2 labels." + ("" if found is None
+                                   else " " + _separator_message(found, column, separator)))
+    if len(singles) >= 0.9 * len(ranked):  # (nearly) every row ranks one label: which sep?
+        found = _other_separator(singles, set(labels), separator)
+        if found is not None:
+            _fail(_separator_message(found, column, separator))
     index = {lab: j for j, lab in enumerate(labels)}
     Y = np.zeros((len(rankings), len(labels)), dtype=np.int64)
     for r, ranking in enumerate(rankings):
@@ -791,8 +880,9 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
         Names of the position columns, one per label.
     labels : sequence of str, optional
         Label names.  With a ranking column: the allowed labels, in column order of ``Y``
-        (default: the labels found, sorted); with position columns: the names of the labels
-        (default: the column names, without a ``pos_`` prefix).
+        (default: the labels found, sorted, digits by number: ``L2`` before ``L10``); with
+        position columns: the names of the labels (default: the column names, without a
+        ``pos_`` prefix).
     group_column : str, optional
         A column of row groups (e.g. age × gender), kept as ``groups``, not a feature.
     separator : str
@@ -808,7 +898,15 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
         With the 1-based data row (the header is not counted): a label repeated in a ranking,
         an unknown label (when ``labels`` is given), a position out of range, repeated or
         leaving a gap; a non-numeric or missing feature (naming the column); a missing ranking,
-        position or group column; every ranking empty; unreadable CSV.
+        position or group column (with a hint when ``pos_`` columns exist); a group column
+        that is the ranking column or a position column (it would leak the answer); rankings
+        that (nearly) all hold one label containing another separator (``autos|sports``,
+        ``"news,sports"``: the separator found is named); every ranking empty; unreadable CSV.
+
+    Notes
+    -----
+    How the file was read (encoding guessed, rows ranking no label) is in ``warnings`` of
+    the result, for the reader to see.
 
     Examples
     --------
@@ -821,7 +919,8 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
         raise ValueError(f"separator must be a non-empty string; got {separator!r}.")
     if ranking_column is not None and position_columns is not None:
         raise ValueError("Give either ranking_column or position_columns, not both.")
-    frame, warnings = read_frame(content)
+    frame, warnings = read_frame(content, needs="A label-ranking file needs feature columns "
+                                 "and a ranking column (or one position column per label).")
     columns = list(frame.columns)
     shown = ", ".join(repr(c) for c in columns[:12]) + (", …" if len(columns) > 12 else "")
 
@@ -839,9 +938,20 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
                 labels = [c[len("pos_"):] for c in position_columns]
     if group_column is not None and group_column not in columns:
         _fail(f"Group column {group_column!r} not found; the columns are: {shown}.")
+    if group_column is not None and group_column in (
+            [ranking_column] if ranking_column is not None else position_columns):
+        what = "ranking column" if ranking_column is not None else "a position column"
+        _fail(f"The group column cannot be the {what} ({group_column!r}): groups read from "
+              "the rankings leak the answer into the per-group baseline (AG-Mal). Choose a "
+              "column that describes the users (e.g. age × gender), or none.")
     if ranking_column is not None:
         if ranking_column not in columns:
-            _fail(f"Ranking column {ranking_column!r} not found; the columns are: {shown}.")
+            pos = [c for c in columns if c.startswith("pos_")]
+            hint = ("" if not pos else f" The file has position columns ({', '.join(pos[:5])}"
+                    f"{', …' if len(pos) > 5 else ''}): leave the ranking column empty to use "
+                    "them.")
+            _fail(f"Ranking column {ranking_column!r} not found; the columns are: {shown}."
+                  + hint)
         Y, labels = _parse_ranking_column(frame[ranking_column], ranking_column, separator,
                                           None if labels is None else list(labels))
         used = {ranking_column}
@@ -866,12 +976,13 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
         groups = np.array([_as_text(v) for v in g.tolist()])
     X = _features(frame, [c for c in columns if c not in used])
     lt = n_ranked(Y)
-    note = (f" {int((lt == 0).sum())} row(s) rank no label (left out of the metrics)."
-            if (lt == 0).any() else "")
+    if (lt == 0).any():
+        warnings.append(f"{int((lt == 0).sum())} row(s) rank no label (left out of the "
+                        "metrics).")
     layout = (f"ranking column {ranking_column!r}" if ranking_column is not None
               else f"{len(labels)} position columns")
+    grouped = "" if group_column is None else f", groups from column {group_column!r}"
     description = (f"Uploaded CSV: {len(frame):,} rows, {X.shape[1]} features, {len(labels)} "
-                   f"labels from the {layout}.{note}"
-                   + ("" if not warnings else " " + " ".join(warnings)))
+                   f"labels from the {layout}{grouped}.")
     return LabelRankingData(X=X, Y=Y, labels=labels, groups=groups, name="uploaded CSV",
-                            description=description)
+                            description=description, warnings=list(warnings))

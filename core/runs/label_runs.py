@@ -11,7 +11,6 @@ The bench (``python -m bench.label_ranking``) calls :func:`run_experiment`: one 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -26,7 +25,7 @@ from core.data.abdata import DataError
 from core.evaluation.significance import holm
 from core.runs.tasks import TaskSpec
 
-__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment", "data_digest",
+__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment",
            "experiment_task", "holm", "load_experiment", "make_data", "run_experiment",
            "submit_experiment"]
 
@@ -71,7 +70,9 @@ class LabelExperiment:
     lam: float = 1e-4
     epochs: int = 5
     lam_sweep: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
-    data_digest: str = ""  # uploads: digest of the arrays
+    #: uploads: the data's fingerprint (LabelRankingData.fingerprint: features, rankings,
+    #: label names, groups), so other groups or labels are another experiment
+    data_digest: str = ""
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def params(self) -> dict:
@@ -258,20 +259,16 @@ def _paired(per_row: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:
     for _, idx in frame.groupby("features").groups.items():
         frame.loc[idx, "p_value"] = holm(frame.loc[idx, "p_value"].to_numpy())
     frame["verdict"] = [
-        (f"{a if d < 0 else b} has the lower error (p = {p:.3g})" if p < 0.05
+        (f"{a if d < 0 else b} has the lower error ({_p_words(p)})" if p < 0.05
          else "not distinguishable at 5 %")
         for a, b, d, p in zip(frame["method A"], frame["method B"],
                               frame["mean difference (A − B)"], frame["p_value"])]
     return frame
 
 
-def data_digest(*arrays) -> str:
-    """16 hex digits of SHA-256 over arrays (uploaded data in an experiment's key)."""
-    h = hashlib.sha256()
-    for a in arrays:
-        if a is not None:
-            h.update(np.ascontiguousarray(np.asarray(a, dtype=np.float64)).tobytes())
-    return h.hexdigest()[:16]
+def _p_words(p: float) -> str:
+    """A p-value as the verdicts write it: "p < 0.001" or "p = 0.012" (never "p = 0")."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def submit_experiment(runner, config: LabelExperiment, data=None, *, session: str = "") -> str:
@@ -281,6 +278,8 @@ def submit_experiment(runner, config: LabelExperiment, data=None, *, session: st
         if data is None:
             raise ValueError("an experiment on uploaded data needs the data.")
         inputs = {"X": np.asarray(data.X, dtype=np.float64), "Y": np.asarray(data.Y)}
+        if getattr(data, "labels", None) is not None:  # the results name the labels
+            inputs["labels"] = np.asarray([str(x) for x in data.labels])
         if getattr(data, "groups", None) is not None:
             inputs["groups"] = np.asarray(data.groups).astype(str)
     return runner.submit_task(config.task(), inputs=inputs, session=session)
@@ -297,8 +296,10 @@ def experiment_task(params: dict, *, inputs: dict, store, progress) -> tuple[dic
     if config.generator is None:
         from types import SimpleNamespace
 
+        labels = inputs.get("labels")
         data = SimpleNamespace(X=inputs["X"], Y=inputs["Y"], groups=inputs.get("groups"),
-                               feature_blocks={})
+                               feature_blocks={},
+                               labels=None if labels is None else [str(x) for x in labels])
     else:
         data = make_data(config.generator, dict(config.generator_args))
     return run_experiment(config, data, progress=progress)
