@@ -23,7 +23,7 @@ source = st.radio("Data", ["ad_clicks", "sklearn", "mallows", "upload"], horizon
                       "ad_clicks": "Simulated ad clicks (the paper's features)",
                       "sklearn": "From scikit-learn (iris, wine, digits)",
                       "mallows": "Mallows mixture", "upload": "Upload a CSV"}.get)
-data = args = None
+data = args = upload = None
 with common.guard("Preparing the data"):
     c1, c2, c3, c4 = st.columns(4)
     if source == "ad_clicks":
@@ -65,7 +65,8 @@ with common.guard("Preparing the data"):
                        ("group_column", group_col.strip() or None))
             data = view.uploaded(upload.getvalue(), options)
 if data is None:
-    st.info("Upload a CSV (or pick a generator) to start.")
+    if upload is None:  # (a file that could not be read has its message above)
+        st.info("Upload a CSV (or pick a generator) to start.")
     st.stop()
 
 n, L = data.Y.shape

@@ -506,3 +506,12 @@ def test_a_one_column_file_is_told_what_a_label_ranking_file_needs():
         read_rankings_csv(b"ranking\nnews>sports\nsports>news\n")
     assert str(err.value).endswith("A label-ranking file needs feature columns and a ranking "
                                    "column (or one position column per label).")
+
+
+def test_the_upload_description_counts_in_words():
+    from core.label_ranking.data import read_rankings_csv
+
+    one = read_rankings_csv(b"age,ranking\n31,news>sports\n")
+    assert one.description.startswith("Uploaded CSV: 1 row, 1 feature, 2 labels")
+    two = read_rankings_csv(b"age,income,ranking\n31,2,news>sports\n40,3,sports>news\n")
+    assert two.description.startswith("Uploaded CSV: 2 rows, 2 features, 2 labels")

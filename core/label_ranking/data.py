@@ -982,7 +982,9 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
     layout = (f"ranking column {ranking_column!r}" if ranking_column is not None
               else f"{len(labels)} position columns")
     grouped = "" if group_column is None else f", groups from column {group_column!r}"
-    description = (f"Uploaded CSV: {len(frame):,} rows, {X.shape[1]} features, {len(labels)} "
-                   f"labels from the {layout}{grouped}.")
+    rows, feats = len(frame), X.shape[1]
+    description = (f"Uploaded CSV: {rows:,} row{'s' * (rows != 1)}, {feats} "
+                   f"feature{'s' * (feats != 1)}, {len(labels)} labels from the "
+                   f"{layout}{grouped}.")
     return LabelRankingData(X=X, Y=Y, labels=labels, groups=groups, name="uploaded CSV",
                             description=description, warnings=list(warnings))
