@@ -104,6 +104,25 @@ def test_too_few_users_for_the_folds_is_a_plain_message():
         run_experiment(config, data)
 
 
+def test_small_uploads_run_or_say_plainly_why_not():
+    """10 users in 5 folds: IB-Mal takes every training user as a neighbour (8 < its 10) and
+    matches the consensus of all training users, Central-Mal; a fold whose test users rank
+    nothing is a plain message, not "Y_true: every ranking is empty"."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    Y = np.array([rng.permutation(4) + 1 for _ in range(10)])
+    data = SimpleNamespace(X=rng.normal(size=(10, 2)), Y=Y, groups=None, feature_blocks={},
+                           labels=["a", "b", "c", "d"])
+    config = LabelExperiment(None, (), methods=("IB-Mal", "Central-Mal"), n_folds=5,
+                             lam_sweep=(), data_digest="x")
+    t1 = run_experiment(config, data)[1]["table1"].set_index("method")
+    assert t1.loc["IB-Mal", "eps_dis"] == pytest.approx(t1.loc["Central-Mal", "eps_dis"])
+    Y[:6] = 0  # 6 users rank nothing: some fold's two test users are among them
+    with pytest.raises(ValueError, match=r"In fold \d of 5 no test user ranks any label"):
+        run_experiment(config, data)
+
+
 def test_upload_mode_waits_for_a_file_with_instructions():
     at = assert_clean(AppTest.from_file(APP, default_timeout=60).run())
     assert_clean(at.switch_page(PAGE).run())

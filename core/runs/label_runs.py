@@ -96,14 +96,28 @@ def make_data(generator: str, args: Mapping[str, Any]):
     return getattr(lrdata, GENERATORS[generator])(**dict(args))
 
 
-def _estimator(method: str, config: LabelExperiment):
+def _estimator(method: str, config: LabelExperiment, n_train: int):
     import core.label_ranking as lr
 
     cls = getattr(lr, METHODS[method])
     params = {"random_state": config.seed}
     if method in ("AMM-rank", "AMM"):
         params.update(lam=config.lam, epochs=config.epochs)
+    if method == "IB-Mal":  # its 10 neighbours, or every training user of a small upload
+        params.update(n_neighbors=min(10, n_train))
     return cls(**params)
+
+
+def _check_folds(Y: np.ndarray, folds: list) -> None:
+    """A plain ValueError when a fold's training or test users rank no label at all (the
+    error and the models are then undefined): too few users who rank labels for the folds."""
+    for f, (train, test) in enumerate(folds, start=1):
+        for part, rows in (("training", train), ("test", test)):
+            if not (Y[rows] > 0).any():
+                raise ValueError(
+                    f"In fold {f} of {len(folds)} no {part} user ranks any label, so the "
+                    f"methods cannot be {'trained' if part == 'training' else 'scored'}. "
+                    "Use fewer folds, or data with more users who rank labels.")
 
 
 def _feature_sets(data) -> dict[str, np.ndarray]:
@@ -142,6 +156,7 @@ def run_experiment(config: LabelExperiment, data, *,
                         f"{2 * config.n_folds} users (two per fold); this data has "
                         f"{Y.shape[0]}. Use fewer folds or more users.")
     folds = list(KFold(config.n_folds, shuffle=True, random_state=config.seed).split(Y))
+    _check_folds(Y, folds)
     methods = [m for m in config.methods if m != "AG-Mal" or groups is not None]
     skipped = [m for m in config.methods if m not in methods]  # AG-Mal needs groups
     steps = len(sets) * len(methods) * len(folds) + len(config.lam_sweep)
@@ -155,7 +170,7 @@ def run_experiment(config: LabelExperiment, data, *,
             errs, pred_all = [], np.zeros_like(Y)
             for f, (train, test) in enumerate(folds):
                 report(done / steps, f"{method}, {set_name}, fold {f + 1}/{len(folds)}")
-                est = _estimator(method, config)
+                est = _estimator(method, config, len(train))
                 g_train = None if groups is None else groups[train]
                 g_test = None if groups is None else groups[test]
                 t0 = time.perf_counter()
