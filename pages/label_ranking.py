@@ -98,6 +98,8 @@ config = None
 if (short := view.too_few_users(n, int(folds))) is not None:
     st.warning(short, icon=":material/group_off:")
 elif methods:
+    if (slow := view.slow_methods_note(methods, L, int(folds))) is not None:
+        st.warning(slow, icon=":material/hourglass_top:")
     config = label_runs.LabelExperiment(
         generator=None if source == "upload" else source,
         generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),

@@ -340,3 +340,12 @@ def test_timing_in_the_pages_method_order_and_one_p_value_format():
     for p, verdict in zip(paired["p_value"], paired["verdict"]):
         assert verdict == "not distinguishable at 5 %" if p >= 0.05 else verdict.endswith(
             "(p < 0.001)" if p < 0.001 else f"(p = {p:.3f})")
+
+
+def test_a_run_with_pw_lr_on_many_labels_is_announced_as_slow():
+    from ui.label_ranking_view import slow_methods_note
+
+    note = slow_methods_note(["AMM-rank", "PW-LR"], 200, 5)
+    assert "19,900 per fold" in note and "99,500 for the 5 folds" in note  # 200·199/2
+    assert slow_methods_note(["AMM-rank", "PW-LR"], 50, 5) is None  # 1,225: the simulator's
+    assert slow_methods_note(["AMM-rank", "LR"], 200, 5) is None

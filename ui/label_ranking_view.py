@@ -174,6 +174,23 @@ def context(data) -> dict:
             "complete": bool(ranked.size and (ranked == L).all())}
 
 
+#: PW-LR pair models per fold above which the page warns before a run (50 labels: 1,225,
+#: the ad-click simulator's largest setting, about a second per fold).
+PW_LR_PAIRS_WARN = 1_225
+
+
+def slow_methods_note(methods: list[str], n_labels: int, folds: int) -> str | None:
+    """A warning before a run when PW-LR (one logistic model per pair of labels) would fit
+    many models, else None."""
+    pairs = n_labels * (n_labels - 1) // 2
+    if "PW-LR" not in methods or pairs <= PW_LR_PAIRS_WARN:
+        return None
+    return (f"PW-LR fits one logistic regression per pair of labels: {pairs:,} per fold here "
+            f"({n_labels} labels), {pairs * folds:,} for the {folds} folds — this can take "
+            "many minutes (about 1 minute per fold for 200 labels and 300 users). Leave PW-LR "
+            "out for a quick look.")
+
+
 def too_few_users(n: int, folds: int) -> str | None:
     """The message when ``n`` users cannot fill ``folds`` folds (two per fold), else None."""
     if n >= 2 * folds:
