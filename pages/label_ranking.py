@@ -60,12 +60,22 @@ with common.guard("Preparing the data"):
                                     "", key="lr_rank_col")
         group_col = u2.text_input("Group column (optional, e.g. age × gender)", "",
                                   key="lr_group_col")
+        options = (("ranking_column", ranking_col.strip() or None),
+                   ("group_column", group_col.strip() or None))
         if upload is not None:
-            options = (("ranking_column", ranking_col.strip() or None),
-                       ("group_column", group_col.strip() or None))
-            data = view.uploaded(upload.getvalue(), options)
+            with common.guard("Reading the CSV"):
+                data = view.uploaded(upload.getvalue(), options)
+                st.session_state["lr_kept"] = (upload.name, upload.getvalue())
+        # the last file read stays in use: after a source switch (the uploader forgets its
+        # file) or a file that cannot be read, nothing is lost
+        kept = st.session_state.get("lr_kept")
+        if data is None and kept is not None and (upload is None
+                                                  or upload.getvalue() != kept[1]):
+            st.caption(f":material/history: {'Still using' if upload else 'Using'} the earlier "
+                       f"upload **{kept[0]}** (upload another file to replace it).")
+            data = view.uploaded(kept[1], options)
 if data is None:
-    if upload is None:  # (a file that could not be read has its message above)
+    if upload is None and "lr_kept" not in st.session_state:  # (else a message is above)
         st.info("Upload a CSV (or pick a generator) to start.")
     st.stop()
 

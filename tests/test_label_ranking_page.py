@@ -349,3 +349,22 @@ def test_a_run_with_pw_lr_on_many_labels_is_announced_as_slow():
     assert "19,900 per fold" in note and "99,500 for the 5 folds" in note  # 200·199/2
     assert slow_methods_note(["AMM-rank", "PW-LR"], 50, 5) is None  # 1,225: the simulator's
     assert slow_methods_note(["AMM-rank", "LR"], 200, 5) is None
+
+
+def test_the_last_good_upload_survives_a_source_switch_and_a_bad_file():
+    content, _, _ = _grouped_csv(n=40)
+    at = _upload_page(content.replace(b",A,", b",1,").replace(b",B,", b",2,"))
+    assert at.metric[0].value == "40"
+    # another source and back: in a browser the uploader forgets its file (here: cleared),
+    # the page does not
+    assert_clean(at.radio(key="lr_source").set_value("sklearn").run())
+    assert_clean(at.radio(key="lr_source").set_value("upload").run())
+    assert_clean(at.file_uploader(key="lr_upload").set_value(None).run())
+    assert at.metric[0].value == "40"
+    assert any("Using the earlier upload **u.csv**" in str(c.value) for c in at.caption)
+    # a file that cannot be read: its message, and the earlier data stay in use
+    at.file_uploader(key="lr_upload").set_value(("bad.csv", b"age,ranking\n1,a|b|c\n2,b|a\n",
+                                                 "text/csv"))
+    assert_only_error(at.run(), "seems to join labels with '|'")
+    assert at.metric[0].value == "40"
+    assert any("Still using the earlier upload **u.csv**" in str(c.value) for c in at.caption)
