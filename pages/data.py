@@ -65,7 +65,7 @@ with upload_tab:
                 mapping["control_value"] = st.selectbox(
                     "Control arm", codes, key="data_cv_all",
                     index=0 if control is None else codes.index(control))
-            elif len(codes) > 2:
+            elif len(codes) > 2 or not datasets.arms_readable(codes):  # e.g. A / B
                 c5, c6 = st.columns(2)
                 mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv")
                 mapping["control_value"] = c6.selectbox("Control arm", codes, key="data_cv",

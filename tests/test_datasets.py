@@ -323,6 +323,19 @@ def test_a_one_column_file_is_told_what_its_table_needs():
         assert str(err.value).endswith("A ranking file needs a query column.")
 
 
+def test_two_arms_with_one_control_name_are_read_without_asking():
+    """control / variant: the arm that reads as control (guess_control) is 0, the other 1;
+    two codes that say nothing (A / B) still need the analyst."""
+    from core.data import arms_readable
+
+    content = b"group,converted,age\ncontrol,0,31\nvariant,1,40\nvariant,0,25\ncontrol,1,52\n"
+    data = read_ab_csv(content, treatment="group", outcome="converted")
+    np.testing.assert_array_equal(data.t, [0, 1, 1, 0])
+    assert arms_readable(["variant", "control"]) and arms_readable(["No E-Mail", "E-Mail"])
+    assert arms_readable([0, 1]) and arms_readable(["yes", "no"])
+    assert not arms_readable(["A", "B"]) and not arms_readable(["control", "holdout"])
+
+
 # --------------------------------------------------------------------------- guess_columns
 @pytest.mark.parametrize("columns,expected", [
     (["recency", "history", "segment", "visit", "conversion", "spend"], ("segment", "visit")),

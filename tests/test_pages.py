@@ -124,6 +124,24 @@ def test_every_page_renders(page):
     run_page(page)
 
 
+def test_data_page_asks_for_the_arms_only_when_two_codes_say_nothing(rng):
+    n = 200
+    y = rng.integers(0, 2, n)
+    for codes, asked in ((("variant", "control"), False), (("B", "A"), True)):
+        arms = rng.choice(codes, n)
+        body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, y, rng.integers(0, 9, n)))
+        at = run_page()
+        assert_clean(at.file_uploader(key="data_upload").set_value(
+            ("ab.csv", f"group,converted,age\n{body}\n".encode(), "text/csv")).run())
+        assert any(s.key == "data_tv" for s in at.selectbox) == asked
+        if asked:
+            at.selectbox(key="data_tv").set_value("B")
+            at.selectbox(key="data_cv").set_value("A")
+        assert_clean(at.button(key="data_use_csv").click().run())
+        treated = codes[0]  # variant, or B as picked
+        assert at.metric[1].value == f"{int((arms == treated).sum()):,}"  # Treated
+
+
 def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
     n = 300
     arms = rng.choice(["Womens E-Mail", "Mens E-Mail", "No E-Mail"], n)

@@ -28,9 +28,10 @@ import pandas as pd
 
 from core.data.abdata import ABData, DataError
 
-__all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "check_arm_count",
-           "check_arms_and_outcome", "check_distinct_roles", "frame_to_abdata",
-           "frame_to_multiarm", "guess_columns", "guess_control", "guess_outcome_kind"]
+__all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "arms_readable",
+           "check_arm_count", "check_arms_and_outcome", "check_distinct_roles",
+           "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
+           "guess_outcome_kind"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -178,11 +179,15 @@ def _auto_binary(col: pd.Series, column: str, role: str) -> np.ndarray:
             words = words.to_numpy(dtype=np.float64)
             if not np.isnan(words[present]).any() and len(set(words[present])) == 2:
                 return words
+            control = guess_control(list(counts.index))  # control / variant, "No E-Mail" / …
+            if control is not None:
+                is_control = _match(col, [control], "control_value", column)
+                return np.where(present, np.where(is_control, 0.0, 1.0), np.nan)
             a, b = map(_fmt, counts.index)
             raise DataError(
                 f"Column {column!r} has two codes, {a!r} and {b!r}, and it is not clear which "
-                f"one is the treatment. Say so with treatment_value={a!r}, control_value={b!r} "
-                "(or the other way round)."
+                "one is the treatment. Pick the treated and the control arm (in code: "
+                f"treatment_value={a!r}, control_value={b!r}, or the other way round)."
             )
         if len(counts) >= 3:
             raise DataError(
@@ -427,6 +432,17 @@ def _continuous(col: pd.Series, column: str) -> np.ndarray:
                 f" ({int(bad.sum()):,} such rows)" if bad.sum() > 1 else "")
             + ". Fix those cells, or pick another outcome column.")
     return num
+
+
+def arms_readable(codes: Sequence[Any]) -> bool:
+    """Whether two treatment codes say by themselves which arm is treated (0/1, yes/no,
+    treatment/control words, or one code that reads as control: :func:`guess_control`), so
+    the mapping step need not ask."""
+    try:
+        _auto_binary(pd.Series(list(codes), dtype=object), "treatment", "treatment")
+    except DataError:
+        return False
+    return True
 
 
 def guess_control(codes: Sequence[Any]) -> Any:
