@@ -141,7 +141,7 @@ if data.multiarm is not None:
     arms_view.data_section(data)
 else:
     choice, source = common.current_choice(), common.current_source()
-    design, note, _ = datasets.srm_design(data.t, *(source or (None, ())))
+    design, note, assumed = datasets.srm_design(data.t, *(source or (None, ())))
     left, right = st.columns(2)
     with left:
         st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
@@ -154,9 +154,12 @@ else:
             srm = hygiene.srm_test(data.t, expected_treated_share=share)
             if srm.attrs["srm"]:
                 st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} "
-                           f"of the rows are treated where {share:.0%} was planned. Check how "
-                           "customers were assigned and logged before trusting results. "
+                           f"of the rows are treated where {hygiene.share_text(share)} was planned. "
                            f"{srm.attrs['verdict']}", icon=":material/warning:")
+            elif assumed and abs(share - design) < 1e-9:  # the data's own share, rounded
+                st.info(srm.attrs["verdict"] + " The planned share is assumed from the data, "
+                        "so this only rules out gross mismatches: type the share the test "
+                        "was designed with to check it.", icon=":material/help:")
             else:
                 st.success(srm.attrs["verdict"])
             st.dataframe(srm, key="data_srm", column_config={

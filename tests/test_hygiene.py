@@ -127,3 +127,11 @@ def test_randomised_world_is_balanced():
     assert res.attrs["n_imbalanced"] == 0
     assert set(res["feature"]) == set(w.X.columns)
     assert srm_test(w.t).attrs["srm"] is False
+
+
+def test_srm_verdict_names_a_planned_share_as_typed():
+    t = np.r_[np.ones(595), np.zeros(405)].astype(int)
+    assert "consistent with a 59.5% treated share" in srm_test(
+        t, expected_treated_share=0.595).attrs["verdict"]
+    assert "consistent with a 60% treated share" in srm_test(
+        t, expected_treated_share=0.6).attrs["verdict"]

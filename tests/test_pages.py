@@ -202,6 +202,26 @@ def fresh(query_params: dict) -> AppTest:
     return at.run()
 
 
+def test_an_upload_without_a_design_gets_a_neutral_srm_note_until_one_is_typed():
+    """59 % treated, no design: the test against the assumed 60 % passes, but is shown as a
+    note saying the share was assumed — not a green all-clear; 50 % typed: the alarm."""
+    rows = [f"{int(i < 590)},{i % 3 % 2},{i % 50}" for i in range(1000)]
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("srm.csv", ("treatment,visit,age\n" + "\n".join(rows) + "\n").encode(),
+         "text/csv")).run())
+    assert_clean(at.button(key="data_use_csv").click().run())
+    assert at.number_input(key="data_share").value == 0.6
+    assert "No sample ratio mismatch" not in texts(at.success)
+    assert "consistent with a 60% treated share" in texts(at.info)
+    assert "assumed from the data" in texts(at.info)
+    assert_clean(at.number_input(key="data_share").set_value(0.5).run())
+    warning = texts(at.warning)
+    assert "not split as designed: 59.0% of the rows are treated where 50% was planned" in (
+        warning)
+    assert warning.count("before trusting results") == 1
+
+
 def test_a_link_with_hillstrom_reopens_it_on_every_page(shared_data):
     at = assert_clean(fresh(HILLSTROM_PARAMS), "reload")
     assert "Hillstrom — womens e-mail vs no e-mail, visit" in texts(at.subheader)

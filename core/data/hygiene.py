@@ -25,7 +25,7 @@ from scipy import stats
 
 from core._validation import check_binary
 
-__all__ = ["SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "srm_test"]
+__all__ = ["SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "share_text", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -88,17 +88,23 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
         index=pd.Index(["treated", "control"], name="arm"),
     )
     srm = pvalue < alpha
+    planned = share_text(share)
     verdict = (
         f"Sample ratio mismatch: {observed[0]:,.0f} treated vs {observed[1]:,.0f} control is "
-        f"unlikely under a planned {share:.0%} treated share (χ² = {statistic:.2f}, "
+        f"unlikely under a planned {planned} treated share (χ² = {statistic:.2f}, "
         f"p = {pvalue:.2g} < {alpha:g}). Check assignment and logging before trusting results."
         if srm else
         f"No sample ratio mismatch: {observed[0]:,.0f} treated vs {observed[1]:,.0f} control is "
-        f"consistent with a {share:.0%} treated share (χ² = {statistic:.2f}, p = {pvalue:.2g})."
+        f"consistent with a {planned} treated share (χ² = {statistic:.2f}, p = {pvalue:.2g})."
     )
     out.attrs.update(statistic=statistic, df=1, pvalue=pvalue, alpha=alpha, srm=bool(srm),
                      verdict=verdict)
     return out
+
+
+def share_text(share: float) -> str:
+    """A planned share as the analyst typed it: ``0.6`` → "60%", ``0.595`` → "59.5%"."""
+    return f"{share:.0%}" if round(share * 100, 6).is_integer() else f"{share:.1%}"
 
 
 def _smd(a: np.ndarray, b: np.ndarray) -> float:
