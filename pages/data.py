@@ -193,6 +193,8 @@ else:
                              "missing_control": st.column_config.NumberColumn(
                                  "Missing, control", format="percent"),
                              "imbalanced": st.column_config.CheckboxColumn("|SMD| > 0.1")})
+            if (note := hygiene.imbalance_note(balance)) is not None:
+                st.warning(note, icon=":material/balance:")
 
 st.markdown("**Preview**")
 if data.multiarm is not None:

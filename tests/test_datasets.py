@@ -336,6 +336,22 @@ def test_two_arms_with_one_control_name_are_read_without_asking():
     assert not arms_readable(["A", "B"]) and not arms_readable(["control", "holdout"])
 
 
+def test_an_outcome_that_copies_the_treatment_is_flagged():
+    rows = [f"{i % 2},{i % 2},{i % 30}" for i in range(40)]
+    data = read_ab_csv(("treatment,converted,age\n" + "\n".join(rows)).encode(),
+                       treatment="treatment", outcome="converted")
+    assert any("'converted' equals the treatment 'treatment' in every row" in w
+               for w in data.warnings)
+    flipped = [f"{i % 2},{1 - i % 2},{i % 30}" for i in range(40)]
+    data = read_ab_csv(("treatment,converted,age\n" + "\n".join(flipped)).encode(),
+                       treatment="treatment", outcome="converted")
+    assert any("equals the treatment 'treatment' reversed" in w for w in data.warnings)
+    honest = [f"{i % 2},{int(i % 3 == 0)},{i % 30}" for i in range(40)]
+    data = read_ab_csv(("treatment,converted,age\n" + "\n".join(honest)).encode(),
+                       treatment="treatment", outcome="converted")
+    assert not any("equals the treatment" in w for w in data.warnings)
+
+
 # --------------------------------------------------------------------------- guess_columns
 @pytest.mark.parametrize("columns,expected", [
     (["recency", "history", "segment", "visit", "conversion", "spend"], ("segment", "visit")),

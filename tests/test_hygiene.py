@@ -135,3 +135,20 @@ def test_srm_verdict_names_a_planned_share_as_typed():
         t, expected_treated_share=0.595).attrs["verdict"]
     assert "consistent with a 60% treated share" in srm_test(
         t, expected_treated_share=0.6).attrs["verdict"]
+
+
+def test_the_imbalance_note_names_the_flagged_features_largest_first():
+    from core.data.hygiene import imbalance_note
+
+    rng = np.random.default_rng(0)
+    t = np.r_[np.ones(2000, int), np.zeros(2000, int)]
+    X = pd.DataFrame({"age": rng.normal(40, 10, 4000) + 5 * t,  # SMD ≈ +0.5
+                      "noise": rng.normal(size=4000),
+                      "channel": np.where(rng.random(4000) < 0.3 + 0.2 * t, "web", "phone")})
+    balance = covariate_balance(X, t)
+    note = imbalance_note(balance)
+    smd_age = (X.age[t == 1].mean() - X.age[t == 0].mean()) / np.sqrt(
+        (X.age[t == 1].var() + X.age[t == 0].var()) / 2)
+    assert note.startswith(f"Treated and control rows differ on age ({smd_age:+.2f}), channel")
+    assert "noise" not in note
+    assert imbalance_note(covariate_balance(X[["noise"]], t)) is None

@@ -273,10 +273,10 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
     if dropped_id:
         warnings.append("Dropped ID-like column(s) " + ", ".join(map(repr, dropped_id))
                         + ": every value is a distinct integer, which says nothing about the "
-                        "effect. Name them in features= to keep them.")
+                        "effect (in code, name them in features= to keep them).")
     if dropped_text:
         warnings.append(f"Dropped text column(s) with more than {max_levels} distinct values "
-                        f"(IDs or free text): {', '.join(dropped_text)}.")
+                        f"(IDs, dates or free text): {', '.join(dropped_text)}.")
     if dropped_empty:
         warnings.append("Dropped empty column(s): " + ", ".join(map(repr, dropped_empty)) + ".")
     if not cols:
@@ -370,6 +370,14 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
         raise DataError(f"No rows are left with both {treatment!r} and {outcome!r} filled in.")
     check_arms_and_outcome(t, y, treatment, outcome,
                            shown=lambda: _shown(_counts(df[treatment].iloc[keep]).index[0]))
+    if np.array_equal(y, t) or np.array_equal(y, 1 - t):  # a copy: no outcome to explain
+        warnings.append(
+            f"The outcome {outcome!r} equals the treatment {treatment!r} "
+            f"{'' if np.array_equal(y, t) else 'reversed '}in every row: every treated row "
+            f"{'responded' if y[t == 1][0] else 'did not respond'} and every control row "
+            f"{'responded' if y[t == 0][0] else 'did not'}. An outcome measured after the "
+            "treatment never does that; check that the right column is the outcome — models "
+            "will have nothing to learn.")
     X, ids, id_name = _features_and_ids(df, keep, treatment, outcome, features, max_levels,
                                         warnings)
     source = {"treatment": treatment, "outcome": outcome}

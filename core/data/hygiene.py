@@ -25,7 +25,8 @@ from scipy import stats
 
 from core._validation import check_binary
 
-__all__ = ["SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "share_text", "srm_test"]
+__all__ = ["SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "imbalance_note", "share_text",
+           "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -100,6 +101,22 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     out.attrs.update(statistic=statistic, df=1, pvalue=pvalue, alpha=alpha, srm=bool(srm),
                      verdict=verdict)
     return out
+
+
+def imbalance_note(balance: pd.DataFrame, *, most: int = 5) -> str | None:
+    """A sentence naming the features flagged by :func:`covariate_balance` (largest |SMD|
+    first, at most ``most``), or None when none is."""
+    flagged = balance[balance["imbalanced"]].sort_values("abs_smd", ascending=False)
+    if flagged.empty:
+        return None
+    names = [f"{f} = {lvl}" if isinstance(lvl, str) and lvl else str(f)
+             for f, lvl in zip(flagged["feature"], flagged["level"])]
+    shown = ", ".join(f"{nm} ({smd:+.2f})" for nm, smd in zip(names[:most],
+                                                               flagged["smd"][:most]))
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return (f"Treated and control rows differ on {shown}{more} (|SMD| > {SMD_THRESHOLD:g}). In "
+            "a randomised test this points at the assignment or at how rows were dropped; "
+            "uplift estimates may be biased.")
 
 
 def share_text(share: float) -> str:
