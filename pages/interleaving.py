@@ -68,8 +68,9 @@ config = None
 with common.guard("Checking the settings"):
     config, dropped = sim.make_config(spec, methods, counts_text, reps, seed, data)
     if dropped:
-        st.info(f"The world has {spec.max_users(data):,} users: user counts "
-                f"{', '.join(f'{c:,}' for c in dropped)} are left out.")
+        many = len(dropped) > 1
+        st.info(f"The world has {spec.max_users(data):,} users: user count{'s' * many} "
+                f"{', '.join(f'{c:,}' for c in dropped)} {'are' if many else 'is'} left out.")
 
 job = st.session_state.get("il_job")  # (job id, its config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.data import datasets
-from core.interleaving import biased_methods, users_needed
+from core.interleaving import PRESETS, biased_methods, users_needed
 from core.runs import simulations as view
 from tests._apptest import assert_clean
 from ui import common
@@ -118,8 +118,10 @@ def test_n_larger_than_pool_shows_error_not_exception():
     at.radio(key="il_source").set_value(view.DATASET).run()
     at.number_input(key="il_pool").set_value(5)
     at.number_input(key="il_n").set_value(10)
-    at = run_until_done(small(at))
-    assert "n must be at most pool_size (5); got 10" in texts(at.error)
+    at = small(at).run()  # refused before Run (it failed in the job, after Run)
+    assert not at.exception
+    assert "n can be at most the pool size" in texts(at.error)
+    assert at.button(key="il_run").disabled
 
 
 @pytest.mark.parametrize("counts, message", [
@@ -137,8 +139,10 @@ def test_bad_user_counts_show_error_and_disable_run(counts, message):
 def test_n_larger_than_the_items_of_a_preset_shows_error():
     at = small(open_page())
     at.number_input(key="il_n").set_value(400)
-    at = run_until_done(at)
-    assert "n must be at most the number of items (300); got 400" in texts(at.error)
+    at = at.run()  # refused before Run (it failed in the job, after Run)
+    assert not at.exception
+    assert "the grocery world has 300 items" in texts(at.error)
+    assert at.button(key="il_run").disabled
 
 
 def test_cancel_stops_a_long_simulation():
@@ -382,3 +386,29 @@ def test_biased_text_names_methods_with_their_miss():
     zero = bias.assign(truth=0.0)
     assert iv.biased_text(zero, iv.misses(zero, {"CBI-RCT"}, 1000), 1000).count(
         "misses the truth") == 1
+
+
+def test_settings_that_cannot_run_are_refused_before_run_with_the_reason():
+    """Each of these failed only after Run (or, with a pool larger than the data, named a
+    world of 0 users): the checks say why up front."""
+    from core.data import make_uplift_world
+
+    grocery = PRESETS["grocery"].n_items  # 300
+    refused = {
+        (1, ("ab_total", "epi_rct", "cbi_rct")): "EPI-RCT and CBI-RCT compare",
+        (grocery + 1, ("ab_total",)): f"the grocery world has {grocery:,} items",
+    }
+    for (n, methods), message in refused.items():
+        spec = view.WorldSpec(view.PRESET, "grocery", "causal", "accuracy", n, seed=3)
+        with pytest.raises(ValueError, match=message):
+            view.make_config(spec, list(methods), "10, 50", 300, 3)
+    spec = view.WorldSpec(view.PRESET, "grocery", "causal", "accuracy", 1, seed=3)
+    assert view.make_config(spec, ["ab_total", "cbi_ips"], "10", 300, 3)[0].world.n == 1
+    with pytest.raises(ValueError, match="User counts must be at least 2"):
+        view.make_config(spec, ["ab_total"], "1, 10", 300, 3)
+    data = make_uplift_world(1_000, random_state=0)
+    for pool, n, message in ((2_000, 10, "exceed the 1,000 customers"),
+                             (5, 10, "n can be at most the pool size")):
+        spec = view.WorldSpec(view.DATASET, data.fingerprint(), "a", "b", n, pool_size=pool)
+        with pytest.raises(ValueError, match=message):
+            view.make_config(spec, ["ab_total"], "10", 300, 3, data)

@@ -158,7 +158,27 @@ def make_config(spec: WorldSpec, methods, counts_text: str, n_reps: int, seed: i
     users); ``ValueError`` with a message for settings that cannot run."""
     if not methods:
         raise ValueError("Methods: pick at least one method to simulate.")
+    if spec.n < 2 and (short := [NAMES[m] for m in ("epi_rct", "cbi_rct") if m in methods]):
+        raise ValueError(f"List length 1: {' and '.join(short)} compare the two rankers' "
+                         "items within one list, so they need at least 2 items per list "
+                         "(every estimate would be undefined). Raise the list length or leave "
+                         "them out.")
+    if spec.source == PRESET and spec.n > PRESETS[spec.name].n_items:
+        raise ValueError(f"List length {spec.n:,}: the {spec.name} world has "
+                         f"{PRESETS[spec.name].n_items:,} items; a list can hold at most that.")
+    if spec.source == DATASET and data is not None:
+        if spec.pool_size > data.n:
+            raise ValueError(f"Customers per pool ({spec.pool_size:,}) exceed the "
+                             f"{data.n:,} customers of the data: not one user (pool) can be "
+                             "formed. Lower the pool size.")
+        if spec.n > spec.pool_size:
+            raise ValueError(f"List length {spec.n:,}: each ranker contacts the top n of a "
+                             f"pool of {spec.pool_size:,} customers, so n can be at most the "
+                             "pool size. Lower the list length or raise the pool size.")
     counts = parse_counts(counts_text)
+    if counts[0] < 2:
+        raise ValueError("User counts must be at least 2: one user gives no spread to test "
+                         "a difference with.")
     most = spec.max_users(data)
     kept = tuple(c for c in counts if c <= most)
     if not kept:
