@@ -15,6 +15,7 @@ from core.runs.views import (
     depth_display,
     display_labels,
     least_decimals,
+    mixed_splits_note,
     paired_display,
     ranks_display,
     scores_frame,
@@ -79,7 +80,9 @@ with common.guard("Comparing the runs"):
     fig = view.band_figure(bands, definition=definition, cutoff=cutoff, colors=colors)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
                     key="cmp_fig")
-    if n_splits == 1:
+    if (note := mixed_splits_note(selected)) is not None:
+        st.info(note, icon=":material/call_split:")
+    elif n_splits == 1:
         st.caption("One split: the runs were trained on one 70/30 split, so there is no band.")
 
     st.subheader("AUUC on the test rows", help=GLOSSARY["AUUC"])

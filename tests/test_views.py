@@ -118,3 +118,17 @@ def test_counts_of_responders_are_not_shown_to_four_decimals():
     assert views.paired_display(paired.assign(difference=0.0042, ci_low=-0.3, ci_high=0.3),
                                 cutoff=0.3, least=1).loc["A", "difference to reference"] \
         == "0.0042"
+
+
+def test_runs_of_different_split_counts_are_said_to_be_compared_on_the_shared_ones():
+    from types import SimpleNamespace
+
+    from core.runs.views import mixed_splits_note
+
+    three, one = SimpleNamespace(n_splits=3), SimpleNamespace(n_splits=1)
+    assert mixed_splits_note([three, three]) is None
+    note = mixed_splits_note([three, one, three])
+    assert note.startswith("The runs were trained on different numbers of splits (1 and 3)")
+    assert "on the 1 test split they share (the first 1)" in note
+    assert "on the 2 test splits they share" in mixed_splits_note(
+        [three, SimpleNamespace(n_splits=2)])

@@ -14,8 +14,8 @@ from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
 __all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
-           "least_decimals", "paired_display", "ranks_display", "scores_frame", "split_curves",
-           "test_scores", "test_splits"]
+           "least_decimals", "mixed_splits_note", "paired_display", "ranks_display",
+           "scores_frame", "split_curves", "test_scores", "test_splits"]
 
 
 
@@ -196,6 +196,21 @@ def test_splits(runs: Sequence, *, value=None) -> tuple[list[np.ndarray], list[T
         splits.append(TestSplit(y, t, scores, None if value is None else
                                 np.asarray(value)[index]))
     return indices, splits
+
+
+def mixed_splits_note(runs: Sequence) -> str | None:
+    """What the Compare page says when ``runs`` were trained on different numbers of
+    repeated splits (their numbers are compared on the splits they share, the first
+    ``min(n_splits)``, see :func:`test_splits`); None when they all have the same."""
+    counts = sorted({run.n_splits for run in runs})
+    if len(counts) < 2:
+        return None
+    shared = counts[0]
+    listed = " and ".join(map(str, counts))
+    return (f"The runs were trained on different numbers of splits ({listed}): every table "
+            f"below compares them on the {shared} test split{'s' * (shared > 1)} they share "
+            f"(the first {shared}), while each band in the chart spans its own run's splits. "
+            "For a like-for-like comparison pick runs with the same evaluation.")
 
 
 def split_curves(run, definition: str, *,
