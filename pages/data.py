@@ -136,6 +136,8 @@ if data.description:
     st.caption(data.description)
 for note in data.warnings:
     st.warning(note, icon=":material/info:")
+if (few := hygiene.small_cells_note(data.y, data.t)) is not None:
+    st.warning(few, icon=":material/grid_view:")
 
 if data.multiarm is not None:
     arms_view.data_section(data)

@@ -152,3 +152,24 @@ def test_the_imbalance_note_names_the_flagged_features_largest_first():
     assert note.startswith(f"Treated and control rows differ on age ({smd_age:+.2f}), channel")
     assert "noise" not in note
     assert imbalance_note(covariate_balance(X[["noise"]], t)) is None
+
+
+def test_small_cells_are_announced_and_a_single_row_cell_says_training_is_refused():
+    from core.data.hygiene import small_cells_note
+    from core.data.splits import make_splits
+
+    t = np.r_[np.ones(50, int), np.zeros(50, int)]
+    y = np.r_[np.ones(20, int), np.zeros(30, int), np.ones(20, int), np.zeros(30, int)]
+    assert small_cells_note(y, t) is None
+    y1 = y.copy()
+    y1[50:70] = 0
+    y1[50] = 1  # one control responder: make_splits refuses it
+    note = small_cells_note(y1, t)
+    assert note.startswith("Few rows in some cells: 1 control responder.")
+    assert "cannot be trained" in note
+    with pytest.raises(ValueError, match="at least 2 rows in every"):
+        make_splits(y1, t)
+    y5 = y.copy()
+    y5[55:70] = 0  # five control responders: trainable, but noise
+    assert "learn little" in small_cells_note(y5, t)
+    make_splits(y5, t)

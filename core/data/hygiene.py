@@ -25,8 +25,8 @@ from scipy import stats
 
 from core._validation import check_binary
 
-__all__ = ["SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "imbalance_note", "share_text",
-           "srm_test"]
+__all__ = ["SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "imbalance_note",
+           "share_text", "small_cells_note", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -117,6 +117,32 @@ def imbalance_note(balance: pd.DataFrame, *, most: int = 5) -> str | None:
     return (f"Treated and control rows differ on {shown}{more} (|SMD| > {SMD_THRESHOLD:g}). In "
             "a randomised test this points at the assignment or at how rows were dropped; "
             "uplift estimates may be biased.")
+
+
+#: Fewest rows per (treatment, outcome) cell below which the Data page warns.
+SMALL_CELL = 10
+
+
+def small_cells_note(y: Any, t: Any, *, least: int = SMALL_CELL) -> str | None:
+    """A sentence when a (treatment, outcome) cell has fewer than ``least`` rows, else None.
+
+    Training splits the rows 70/30 within each of the four cells (treated / control ×
+    responder / non-responder, :func:`core.data.splits.make_splits`), refuses a cell of
+    fewer than 2 rows, and learns little from a handful."""
+    y, t = check_binary(y, "y"), check_binary(t, "t")
+    names = {(1, 1): "treated responder", (1, 0): "treated non-responder",
+             (0, 1): "control responder", (0, 0): "control non-responder"}
+    count = {cell: int(((t == cell[0]) & (y == cell[1])).sum()) for cell in names}
+    small = [f"{count[cell]:,} {what}{'s' * (count[cell] != 1)}"
+             for cell, what in names.items() if count[cell] < least]
+    if not small:
+        return None
+    refused = any(0 < c < 2 for c in count.values())  # as make_splits refuses
+    return (f"Few rows in some cells: {', '.join(small)}. Training splits the rows within "
+            "each treated/control × responder cell, "
+            + ("and refuses a cell of a single row: models cannot be trained on these data."
+               if refused else "and models learn little from a handful; treat any "
+               "result as noise."))
 
 
 def share_text(share: float) -> str:
