@@ -11,6 +11,7 @@ from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from core.runs.views import (
     auuc_display,
+    constant_rankers,
     bands_frame,
     depth_display,
     display_labels,
@@ -80,6 +81,11 @@ with common.guard("Comparing the runs"):
     fig = view.band_figure(bands, definition=definition, cutoff=cutoff, colors=colors)
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
                     key="cmp_fig")
+    if flat := constant_rankers(splits):
+        st.warning(f"{', '.join(flat)}: every test row gets the same score, so the model "
+                   "ranks no one ahead of anyone — its curve is random targeting's. Check the "
+                   "data (an outcome copied from the treatment, a constant feature set).",
+                   icon=":material/horizontal_rule:")
     if (note := mixed_splits_note(selected)) is not None:
         st.info(note, icon=":material/call_split:")
     elif n_splits == 1:

@@ -132,3 +132,15 @@ def test_runs_of_different_split_counts_are_said_to_be_compared_on_the_shared_on
     assert "on the 1 test split they share (the first 1)" in note
     assert "on the 2 test splits they share" in mixed_splits_note(
         [three, SimpleNamespace(n_splits=2)])
+
+
+def test_rankers_that_score_every_row_alike_are_found():
+    from core.evaluation.across_splits import TestSplit
+    from core.runs.views import constant_rankers
+
+    y, t = np.array([0, 1, 1, 0]), np.array([1, 1, 0, 0])
+    splits = [TestSplit(y, t, {"flat": np.zeros(4), "real": np.array([.1, .2, .3, .4]),
+                               "flat in one split": np.ones(4)}),
+              TestSplit(y, t, {"flat": np.full(4, 2.0), "real": np.array([.4, .3, .2, .1]),
+                               "flat in one split": np.array([0., 1., 0., 1.])})]
+    assert constant_rankers(splits) == ["flat"]

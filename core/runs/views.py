@@ -13,9 +13,9 @@ from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
-__all__ = ["auuc_display", "bands_frame", "depth_display", "display_labels", "fmt_number",
-           "least_decimals", "mixed_splits_note", "paired_display", "ranks_display",
-           "scores_frame", "split_curves", "test_scores", "test_splits"]
+__all__ = ["auuc_display", "bands_frame", "constant_rankers", "depth_display", "display_labels",
+           "fmt_number", "least_decimals", "mixed_splits_note", "paired_display",
+           "ranks_display", "scores_frame", "split_curves", "test_scores", "test_splits"]
 
 
 
@@ -196,6 +196,14 @@ def test_splits(runs: Sequence, *, value=None) -> tuple[list[np.ndarray], list[T
         splits.append(TestSplit(y, t, scores, None if value is None else
                                 np.asarray(value)[index]))
     return indices, splits
+
+
+def constant_rankers(splits: Sequence) -> list[str]:
+    """Rankers that give every test row the same score in every split (a model that learned
+    nothing, e.g. from an outcome that copies the treatment): their curves are Random's."""
+    names = list(splits[0].scores) if splits else []
+    return [name for name in names
+            if all(np.ptp(np.asarray(sp.scores[name], dtype=np.float64)) == 0 for sp in splits)]
 
 
 def mixed_splits_note(runs: Sequence) -> str | None:
