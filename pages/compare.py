@@ -10,6 +10,7 @@ from core.evaluation.across_splits import pooling_note
 from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from core.runs.views import (
+    auuc_csv,
     auuc_display,
     constant_rankers,
     bands_frame,
@@ -200,5 +201,6 @@ with common.guard("Comparing the runs"):
     e3.download_button("Report (one HTML file)", report, "uprank_report.html", "text/html",
                        key="cmp_dl_report", on_click="ignore")
     common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl")
-    st.download_button("AUUC table (CSV, per split)", lambda: safe_csv_bytes(per_split),
-                       "uprank_auuc.csv", "text/csv", key="cmp_dl_auuc", on_click="ignore")
+    st.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),
+                       f"uprank_auuc_{definition}.csv", "text/csv", key="cmp_dl_auuc",
+                       on_click="ignore")

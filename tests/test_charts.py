@@ -242,7 +242,9 @@ def test_decile_figure_prefers_low_high_and_shows_the_note():
     np.testing.assert_allclose(bar.error_y.arrayminus, [0.02, 0.02, 0.01])
     assert bar.marker.color == "#117733"
     assert fig.layout.title.subtitle.text == "mean over 3 splits, bars = min–max"
-    assert "%-points" in fig.layout.yaxis.title.text and "decile" in fig.layout.xaxis.title.text
+    # a difference of rates on a % axis (0.1 → "10.0%"), not titled "%-points" above % ticks
+    assert fig.layout.yaxis.title.text == "uplift: response rate T − C"
+    assert fig.layout.yaxis.tickformat == ".1%" and "decile" in fig.layout.xaxis.title.text
     old = decile_figure(table.drop(columns=["low", "high"]), title="Run A")
     np.testing.assert_allclose(old.data[0].error_y.array, [0.05, 0.08, 0.11])
     assert old.layout.title.subtitle.text.startswith("bars:")

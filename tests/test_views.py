@@ -144,3 +144,18 @@ def test_rankers_that_score_every_row_alike_are_found():
               TestSplit(y, t, {"flat": np.full(4, 2.0), "real": np.array([.4, .3, .2, .1]),
                                "flat in one split": np.array([0., 1., 0., 1.])})]
     assert constant_rankers(splits) == ["flat"]
+
+
+def test_the_auuc_download_numbers_splits_from_1_and_names_the_definition():
+    import io
+
+    import pandas as pd
+
+    from core.runs.views import auuc_csv
+
+    per_split = pd.DataFrame({"split": [0, 0, 1, 1], "ranker": ["A", "B", "A", "B"],
+                              "AUUC@30%": [0.1, 0.2, 0.3, 0.4]})
+    back = pd.read_csv(io.BytesIO(auuc_csv(per_split, "qini_sep_abs")))
+    assert back["split"].tolist() == [1, 1, 2, 2]
+    assert set(back["definition"]) == {"qini_sep_abs"}
+    assert back["AUUC@30%"].tolist() == [0.1, 0.2, 0.3, 0.4]

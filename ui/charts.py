@@ -420,7 +420,7 @@ def decile_figure(table, *, title: str, note: str | None = None,
     fig.update_layout(title=dict(text=title, subtitle=dict(text=subtitle)), height=380,
                       margin=dict(l=10, r=10, t=70, b=10),
                       xaxis_title="score decile (1 = targeted first)",
-                      yaxis_title="uplift: response rate T − C (%-points)")
+                      yaxis_title="uplift: response rate T − C")
     fig.update_yaxes(tickformat=".1%")
     fig.update_xaxes(type="category")  # every decile labelled, 1 … 10
     return fig

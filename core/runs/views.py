@@ -10,12 +10,14 @@ import pandas as pd
 from core.constants import DASH
 from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
+from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
-__all__ = ["auuc_display", "bands_frame", "constant_rankers", "depth_display", "display_labels",
-           "fmt_number", "least_decimals", "mixed_splits_note", "paired_display",
-           "ranks_display", "scores_frame", "split_curves", "test_scores", "test_splits"]
+__all__ = ["auuc_csv", "auuc_display", "bands_frame", "constant_rankers", "depth_display",
+           "display_labels", "fmt_number", "least_decimals", "mixed_splits_note",
+           "paired_display", "ranks_display", "scores_frame", "split_curves", "test_scores",
+           "test_splits"]
 
 
 
@@ -204,6 +206,13 @@ def constant_rankers(splits: Sequence) -> list[str]:
     names = list(splits[0].scores) if splits else []
     return [name for name in names
             if all(np.ptp(np.asarray(sp.scores[name], dtype=np.float64)) == 0 for sp in splits)]
+
+
+def auuc_csv(per_split: pd.DataFrame, definition: str) -> bytes:
+    """The Compare page's per-split AUUC download: splits numbered from 1 (as the scores
+    CSV numbers them) and the curve definition named in a column; spreadsheet-safe."""
+    return safe_csv_bytes(per_split.assign(split=per_split["split"] + 1,
+                                           definition=definition))
 
 
 def mixed_splits_note(runs: Sequence) -> str | None:
