@@ -97,11 +97,16 @@ def job_panel():
     if newly_done(jobs, st.session_state.get("train_done", set())):
         st.rerun(scope="app")  # a run finished: refresh "Trained runs"
     shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]
-    if len(shown) < len(jobs):
-        st.caption(f"{len(jobs) - len(shown):,} job(s) on other datasets are hidden.")
+    hidden = len(jobs) - len(shown)
     if not shown:
-        st.caption("No jobs yet: pick models and press Train.")
+        st.caption("No jobs on this dataset yet: pick models and press Train.")
+    if hidden:
+        st.caption(f"{hidden:,} job{'s' * (hidden > 1)} on other datasets "
+                   f"{'are' if hidden > 1 else 'is'} hidden: switch on *Show jobs of all "
+                   "datasets* to see them.")
     for job in shown:
+        if job.fingerprint != fingerprint:  # shown with all datasets: say it is not this one
+            st.caption(":material/swap_horiz: On another dataset than the current one:")
         draw_job(job, runner, sid, key=f"cancel_{job.job_id}")
 
 

@@ -141,10 +141,13 @@ def test_runs_table_lists_a_run_once_its_job_is_done_and_jobs_follow_the_dataset
     at.selectbox(key="data_key").set_value("paper_simulation").run()
     assert_clean(at.button(key="data_load").click().run())
     assert_clean(at.switch_page("pages/train.py").run())
-    assert job_lines(at) == [] and "1 job(s) on other datasets are hidden" in texts(at.caption)
+    captions = texts(at.caption)
+    assert job_lines(at) == [] and "1 job on other datasets is hidden" in captions
+    assert "No jobs on this dataset yet" in captions  # not "No jobs yet" beside a hidden one
     assert not at.dataframe  # no run on this dataset
     assert_clean(at.toggle(key="train_all_jobs").set_value(True).run())
     assert len(job_lines(at)) == 1 and job_lines(at)[0].endswith("done")
+    assert "On another dataset than the current one" in texts(at.caption)
 
 
 def _runner():
