@@ -706,7 +706,7 @@ def test_uplift_world_is_a_randomised_test_with_known_effect():
     assert time.perf_counter() - t0 < 1.0
     assert w.n == 20_000
     np.testing.assert_allclose(w.tau, w.extra["p1"] - w.extra["p0"])
-    np.testing.assert_array_equal(w.scores["oracle τ(x)"], w.tau)
+    np.testing.assert_array_equal(w.scores["true effect τ(x)"], w.tau)
     assert ((w.extra["p0"] > 0) & (w.extra["p0"] < 1)).all()
     # Bernoulli(0.5) assignment: within 4 standard deviations of n/2.
     assert abs(w.n_treated - 10_000) < 4 * np.sqrt(20_000 * 0.25)

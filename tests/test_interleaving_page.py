@@ -103,8 +103,8 @@ def test_world_built_from_the_current_dataset():
     data = datasets.load_dataset("world").subset(slice(0, 3000))
     at = open_page(data=data)
     at.radio(key="il_source").set_value(view.DATASET).run()
-    assert "oracle τ(x)" in at.selectbox(key="il_ds_a").options
-    at.selectbox(key="il_ds_a").set_value("oracle τ(x)")
+    assert "true effect τ(x)" in at.selectbox(key="il_ds_a").options
+    at.selectbox(key="il_ds_a").set_value("true effect τ(x)")
     at.selectbox(key="il_ds_b").set_value("Random ranker (seed 0)")
     at.number_input(key="il_pool").set_value(20)
     at = run_until_done(small(at, counts="10, 50, 100, 500"), limit=40)

@@ -106,7 +106,7 @@ def test_curves_page_oracle_beats_random_on_world():
     at = run_page("pages/curves.py")
     assert_clean(at.toggle(key="curves_perfect").set_value(True).run())
     table = at.dataframe[0].value
-    oracle = table.loc["oracle τ(x)", "AUUC@100%"]
+    oracle = table.loc["true effect τ(x)", "AUUC@100%"]
     assert oracle > table.loc["Random targeting", "AUUC@100%"]
     assert table.loc["Perfect (oracle)", "AUUC@100%"] > oracle
 

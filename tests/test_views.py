@@ -24,7 +24,7 @@ def _store_run(store: RunStore, config: RunConfig, data, score_shift: float) -> 
             path.write_text("{}", encoding="utf-8")
 
     with store.writer(config) as writer:
-        score = data.scores["oracle τ(x)"][test] + score_shift
+        score = data.scores["true effect τ(x)"][test] + score_shift
         writer.add_split(0, test, data.y[test], data.t[test], score, _NoModel())
         writer.commit({"metrics": [], "metrics_mean": {}})
     return store.get(config.run_id())

@@ -54,7 +54,7 @@ class ABData:
         Plain sentences about what happened while reading: rows or columns dropped,
         missing values kept, encoding fallbacks.
     scores : dict of str to array of float
-        Ready-made ranking scores carried with the data (e.g. ``{"oracle τ(x)": tau}``).
+        Ready-made ranking scores carried with the data (e.g. ``{"true effect τ(x)": tau}``).
     tau : array of float or None
         True individual treatment effect, when known (synthetic data).
     description : str

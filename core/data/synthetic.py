@@ -116,7 +116,9 @@ def make_uplift_world(n: int = 20_000, *, random_state: Any = 0,
 
     Treatment is Bernoulli(``treated_share``), independent of x (a randomised test), and
     ``y ~ Bernoulli(p_t(x))``.  ``tau = p1 - p0`` is the true individual effect; it is also
-    ``scores["oracle τ(x)"]``, the best possible ranking.  ``extra`` holds ``p0`` and ``p1``.
+    ``scores["true effect τ(x)"]``, the best possible ranking (known because the data are
+    simulated; not the "Perfect" baseline, which sorts by the observed outcomes).  ``extra``
+    holds ``p0`` and ``p1``.
     The average control response is about 11 % and the average effect about +4 points,
     close to Hillstrom's women's e-mail on visits (10.6 % → 15.1 %).  20,000 rows take a few
     milliseconds.
@@ -161,7 +163,7 @@ def make_uplift_world(n: int = 20_000, *, random_state: Any = 0,
     return ABData(
         X=X, y=y, t=t,
         name="Uplift world (synthetic e-mail campaign)",
-        scores={"oracle τ(x)": tau},
+        scores={"true effect τ(x)": tau},
         tau=tau,
         description=(
             "Semi-synthetic e-mail campaign with a known individual effect τ(x) = p1(x) − p0(x): "
