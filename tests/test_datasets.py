@@ -352,6 +352,15 @@ def test_an_outcome_that_copies_the_treatment_is_flagged():
     assert not any("equals the treatment" in w for w in data.warnings)
 
 
+def test_a_constant_feature_is_kept_with_a_note():
+    rows = [f"{i % 2},{int(i % 3 == 0)},{i % 30},FR,7" for i in range(40)]
+    data = read_ab_csv(("treatment,converted,age,country,const_num\n"
+                        + "\n".join(rows)).encode(), treatment="treatment", outcome="converted")
+    assert list(data.X.columns) == ["age", "country", "const_num"]
+    assert ("Column(s) 'country', 'const_num' hold one value in every row: kept as features, "
+            "but they cannot help any model.") in data.warnings
+
+
 # --------------------------------------------------------------------------- guess_columns
 @pytest.mark.parametrize("columns,expected", [
     (["recency", "history", "segment", "visit", "conversion", "spend"], ("segment", "visit")),

@@ -336,6 +336,10 @@ def _features_and_ids(df: pd.DataFrame, keep: np.ndarray, treatment: str, outcom
     candidates = features if explicit else [c for c in df.columns if c not in (treatment,
                                                                                 outcome)]
     X, id_columns = _choose_features(df.iloc[keep], candidates, explicit, max_levels, warnings)
+    constant = [c for c in X.columns if X[c].nunique(dropna=False) <= 1]
+    if constant and len(constant) < X.shape[1]:  # (all constant: the models say so)
+        warnings.append("Column(s) " + ", ".join(map(repr, constant)) + " hold one value in "
+                        "every row: kept as features, but they cannot help any model.")
     id_name = str(id_columns[0]) if id_columns else "row"
     ids = df[id_columns[0]].iloc[keep].to_numpy() if id_columns else keep + 1
     return X.reset_index(drop=True), ids, id_name
