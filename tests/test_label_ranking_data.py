@@ -515,3 +515,14 @@ def test_the_upload_description_counts_in_words():
     assert one.description.startswith("Uploaded CSV: 1 row, 1 feature, 2 labels")
     two = read_rankings_csv(b"age,income,ranking\n31,2,news>sports\n40,3,sports>news\n")
     assert two.description.startswith("Uploaded CSV: 2 rows, 2 features, 2 labels")
+
+
+def test_labels_differing_only_in_case_are_pointed_out():
+    from core.label_ranking.data import read_rankings_csv
+
+    d = read_rankings_csv(b"age,ranking\n31,News>sports\n40,news>Sports\n52,autos>news\n")
+    assert sorted(d.labels) == ["News", "Sports", "autos", "news", "sports"]
+    assert any("differ only in upper / lower case" in w and "'News' and 'news'" in w
+               and "'Sports' and 'sports'" in w for w in d.warnings)
+    clean = read_rankings_csv(b"age,ranking\n31,news>sports\n40,sports>news\n")
+    assert not any("lower case" in w for w in clean.warnings)

@@ -979,6 +979,13 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
     if (lt == 0).any():
         warnings.append(f"{int((lt == 0).sum())} row(s) rank no label (left out of the "
                         "metrics).")
+    alike: dict[str, list[str]] = {}
+    for name in labels:
+        alike.setdefault(name.casefold(), []).append(name)
+    if clash := [names for names in alike.values() if len(names) > 1]:
+        shown_clash = "; ".join(" and ".join(map(repr, names)) for names in clash[:3])
+        warnings.append(f"Labels that differ only in upper / lower case are read as different "
+                        f"labels: {shown_clash}. Write them alike if they are one label.")
     layout = (f"ranking column {ranking_column!r}" if ranking_column is not None
               else f"{len(labels)} position columns")
     grouped = "" if group_column is None else f", groups from column {group_column!r}"
