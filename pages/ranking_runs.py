@@ -25,8 +25,7 @@ if splits is None:
     st.stop()
 
 c1, c2, c3 = st.columns([4, 2, 1])
-defaults = ["LambdaMART λ-MAUC", "Linear pairwise AUC"]
-common.remember("rk_models", defaults, options=list(RANKING_MODELS))
+common.remember("rk_models", list(view.DEFAULT_MODELS), options=list(RANKING_MODELS))
 models = c1.multiselect("Models", list(RANKING_MODELS), key="rk_models",
                         help=GLOSSARY["λ-objective"])
 common.remember("rk_preset", "quick", options=list(RANKING_PRESETS))

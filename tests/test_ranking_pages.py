@@ -324,3 +324,17 @@ def test_per_query_downloads_carry_the_query_id_and_escape_formulas(tmp_path):
     assert one["qid"].tolist() == ["'=cmd|q5", "q2", "q3"]
     assert one["p_ndcg"].tolist() == pytest.approx(
         frames["Pointwise regression"]["p_ndcg"].tolist(), nan_ok=True)
+
+
+def test_ranking_compare_preselects_the_papers_pair_then_the_newest_runs():
+    import pandas as pd
+
+    from ui.ranking_view import DEFAULT_MODELS, preselected_runs
+
+    table = pd.DataFrame({"key": list("abcdefg"),  # newest first
+                          "model": ["Pointwise", "LambdaMART λ-NDCG", "Linear pairwise AUC",
+                                    "LambdaMART λ-MAP", "LambdaMART λ-MAUC",
+                                    "Linear pairwise AUC", "LambdaMART λ-MAUC"]})
+    assert DEFAULT_MODELS == ("LambdaMART λ-MAUC", "Linear pairwise AUC")
+    assert preselected_runs(table) == ["e", "c", "a", "b"]
+    assert preselected_runs(table.iloc[:2]) == ["a", "b"]  # neither default model trained

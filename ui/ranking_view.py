@@ -165,6 +165,19 @@ def load_run(root: str, key: str):
     return ltr_runs.load_ranking_run(RunStore(root), key)
 
 
+#: The models Ranking runs proposes and Ranking compare preselects: the paper's comparison
+#: (Welleck 2016: λ-MAUC LambdaMART against the linear pairwise AUC ranker).
+DEFAULT_MODELS = ("LambdaMART λ-MAUC", "Linear pairwise AUC")
+
+
+def preselected_runs(table: pd.DataFrame, limit: int = 4) -> list[str]:
+    """Run keys Ranking compare starts with: the newest run of each :data:`DEFAULT_MODELS`
+    model, then the newest others, ``limit`` in all (``table`` newest first)."""
+    first = [table.loc[table["model"] == m, "key"].iloc[0] for m in DEFAULT_MODELS
+             if (table["model"] == m).any()]
+    return (first + [k for k in table["key"] if k not in first])[:limit]
+
+
 def current_runs() -> pd.DataFrame:
     results = store().root / "_results"
     stamp = results.stat().st_mtime_ns if results.is_dir() else 0
