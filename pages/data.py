@@ -156,8 +156,8 @@ else:
             srm = hygiene.srm_test(data.t, expected_treated_share=share)
             if srm.attrs["srm"]:
                 st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} "
-                           f"of the rows are treated where {hygiene.share_text(share)} was planned. "
-                           f"{srm.attrs['verdict']}", icon=":material/warning:")
+                           f"of the rows are treated where {hygiene.share_text(share)} was "
+                           f"planned. {srm.attrs['verdict']}", icon=":material/warning:")
             elif assumed and abs(share - design) < 1e-9:  # the data's own share, rounded
                 st.info(srm.attrs["verdict"] + " The planned share is assumed from the data, "
                         "so this only rules out gross mismatches: type the share the test "

@@ -105,7 +105,7 @@ lam = e3.select_slider("AMM λ", [1e-6, 1e-5, 1e-4, 1e-3, 1e-2], 1e-4, key="lr_l
                        format_func=lambda v: f"{v:g}")
 seed = e4.number_input("Seed", 0, 10_000, 0, key="lr_seed")
 config = None
-if (short := view.too_few_users(n, int(folds))) is not None:
+if (short := label_runs.too_few_users(n, int(folds))) is not None:
     st.warning(short, icon=":material/group_off:")
 elif methods:
     if (slow := view.slow_methods_note(methods, L, int(folds))) is not None:

@@ -14,6 +14,7 @@ from core.label_ranking.baselines import borda_consensus
 from core.runs import label_runs
 from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
+from core.runs.takeaway import fmt_p
 from core.runs.views import fmt_number
 from ui import common
 from ui.jobs import show_task
@@ -165,13 +166,12 @@ def hyperplanes_figure(hyperplanes: pd.DataFrame) -> go.Figure:
 
 
 def context(data) -> dict:
-    """What the results of an experiment on ``data`` are read with: the label names, and
-    whether every user ranks every label (complete rankings)."""
+    """What the results of an experiment on ``data`` are read with: whether every user ranks
+    every label (complete rankings)."""
     lt = (np.asarray(data.Y) > 0).sum(axis=1)
     ranked = lt[lt > 0]
     L = np.asarray(data.Y).shape[1]
-    return {"labels": tuple(str(x) for x in data.labels),
-            "complete": bool(ranked.size and (ranked == L).all())}
+    return {"complete": bool(ranked.size and (ranked == L).all())}
 
 
 #: PW-LR pair models per fold above which the page warns before a run (50 labels: 1,225,
@@ -189,16 +189,6 @@ def slow_methods_note(methods: list[str], n_labels: int, folds: int) -> str | No
             f"({n_labels} labels), {pairs * folds:,} for the {folds} folds — this can take "
             "many minutes (about 1 minute per fold for 200 labels and 300 users). Leave PW-LR "
             "out for a quick look.")
-
-
-def too_few_users(n: int, folds: int) -> str | None:
-    """The message when ``n`` users cannot fill ``folds`` folds (two per fold), else None."""
-    if n >= 2 * folds:
-        return None
-    fewer = ("Use fewer folds (2 folds need 4 users) or more users." if n >= 4
-             else "Upload more users (at least 4, for 2 folds).")
-    return (f"{folds}-fold cross-validation needs at least {2 * folds} users (two per fold); "
-            f"this data has {n:,}. {fewer}")
 
 
 def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
@@ -239,8 +229,9 @@ def table1_display(table1: pd.DataFrame, *, paper: bool = True) -> pd.DataFrame:
 
 
 def p_text(p: float) -> str:
-    """One way to write a p-value everywhere on the page: "< 0.001" or "0.012"."""
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    """The verdicts' p-value (:func:`core.runs.takeaway.fmt_p`) without its "p": "< 0.001"
+    or "0.012", for the table's p column."""
+    return fmt_p(p).removeprefix("p = ").removeprefix("p ")
 
 
 def paired_display(paired: pd.DataFrame) -> pd.DataFrame:

@@ -389,14 +389,11 @@ def paired_note(frames: dict[str, pd.DataFrame], tests: pd.DataFrame, label: str
     n_total = len(next(iter(frames.values())))
     used = int(tests["n_queries"].max()) if len(tests) else 0
     if used >= n_total:
-        return f"The paired tests use all {n_total:,} test {_queries(n_total)}."
-    return (f"The paired tests use {used:,} of the {n_total:,} test {_queries(n_total)}: "
+        return f"The paired tests use all {n_total:,} test {plural(n_total, 'query', 'queries')}."
+    return (f"The paired tests use {used:,} of the {n_total:,} test "
+            f"{plural(n_total, 'query', 'queries')}: "
             f"{label} is undefined on the others (no relevant document, or only relevant "
             "ones), so they are left out.")
-
-
-def _queries(n: int) -> str:
-    return plural(n, "query", "queries")
 
 
 def plural(n: int, one: str, many: str) -> str:

@@ -26,7 +26,7 @@ from scipy import stats
 from core._validation import check_binary
 
 __all__ = ["SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "imbalance_note",
-           "share_text", "small_cells_note", "srm_test"]
+           "rounded_share", "share_text", "small_cells_note", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -143,6 +143,12 @@ def small_cells_note(y: Any, t: Any, *, least: int = SMALL_CELL) -> str | None:
             + ("and refuses a cell of a single row: models cannot be trained on these data."
                if refused else "and models learn little from a handful; treat any "
                "result as noise."))
+
+
+def rounded_share(share: Any) -> Any:
+    """Shares rounded to the nearest 5 %, within [5 %, 95 %]: the design assumed when none is
+    known (one arm's share, or every arm's; the caller rescales several to sum to 1)."""
+    return np.clip(np.round(np.asarray(share, dtype=np.float64) * 20) / 20, 0.05, 0.95)
 
 
 def share_text(share: float) -> str:

@@ -160,11 +160,12 @@ class MultiArmData:
     def srm_shares(self) -> np.ndarray:
         """The arm shares the sample ratio test expects: the design, or, when it was assumed
         (:attr:`design_assumed`), each arm's observed share rounded to the nearest 5 %
-        (at least 5 %), the rounded shares scaled to sum to 1."""
+        (:func:`core.data.hygiene.rounded_share`), the rounded shares scaled to sum to 1."""
         if not self.design_assumed:
             return self.design
-        counts = np.bincount(self.t, minlength=len(self.arms))
-        shares = np.maximum(np.round(counts / counts.sum() * 20) / 20, 0.05)
+        from core.data.hygiene import rounded_share
+
+        shares = rounded_share(np.bincount(self.t, minlength=len(self.arms)) / self.n)
         return shares / shares.sum()
 
     def srm(self) -> dict:

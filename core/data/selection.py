@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.data.datasets import DATASETS
+from core.data.hygiene import rounded_share
 from core.data.synthetic import PAPER_SCENARIOS
 
 __all__ = ["DATASET_PARAMS", "DatasetChoice", "assumed_treated_share",
@@ -185,8 +186,7 @@ def assumed_treated_share(t: Any) -> float:
     """The observed treated share rounded to the nearest 5 %, within [5 %, 95 %] — the design
     assumed when none is known."""
     t = np.asarray(t)
-    share = float(t.mean()) if t.size else 0.5
-    return float(min(0.95, max(0.05, round(share * 20) / 20)))
+    return float(rounded_share(float(t.mean()) if t.size else 0.5))
 
 
 def srm_design(t: Any, key: str | None = None,

@@ -3,10 +3,10 @@
 Used to hand uploaded data to the training processes of :mod:`core.runs.jobs`
 (:meth:`core.runs.store.RunStore.save_data`).  ``X``, ``y`` and ``t`` are kept — not the side
 columns, scores or warnings — and for the two-arm view of an A/B/n experiment its arms (names,
-arm codes, outcome, design), which enter the fingerprint.  Numeric columns keep their dtype; ``category`` columns are
-stored as integer codes with their levels (text or numbers) in a JSON header, so the copy
-has the same :meth:`~core.data.abdata.ABData.fingerprint` as the original.  The file is read with
-``np.load(..., allow_pickle=False)``.
+arm codes, outcome, design), which enter the fingerprint.  Numeric columns keep their dtype;
+``category`` columns are stored as integer codes with their levels (text or numbers) in a
+JSON header, so the copy has the same :meth:`~core.data.abdata.ABData.fingerprint` as the
+original.  The file is read with ``np.load(..., allow_pickle=False)``.
 """
 
 from __future__ import annotations

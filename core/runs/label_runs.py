@@ -23,11 +23,12 @@ from sklearn.model_selection import KFold
 
 from core.data.abdata import DataError
 from core.evaluation.significance import holm
+from core.runs.takeaway import fmt_p
 from core.runs.tasks import TaskSpec
 
 __all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment",
            "experiment_task", "holm", "load_experiment", "make_data", "run_experiment",
-           "submit_experiment"]
+           "submit_experiment", "too_few_users"]
 
 TASK = "core.runs.label_runs:experiment_task"
 
@@ -108,6 +109,17 @@ def _estimator(method: str, config: LabelExperiment, n_train: int):
     return cls(**params)
 
 
+def too_few_users(n: int, folds: int) -> str | None:
+    """The message when ``n`` users cannot fill ``folds`` folds (two per fold), else None:
+    what :func:`run_experiment` refuses, and the page says before a run."""
+    if n >= 2 * folds:
+        return None
+    fewer = ("Use fewer folds (2 folds need 4 users) or more users." if n >= 4
+             else "Upload more users (at least 4, for 2 folds).")
+    return (f"{folds}-fold cross-validation needs at least {2 * folds} users (two per fold); "
+            f"this data has {n:,}. {fewer}")
+
+
 def _check_folds(Y: np.ndarray, folds: list) -> None:
     """A plain ValueError when a fold's training or test users rank no label at all (the
     error and the models are then undefined): too few users who rank labels for the folds."""
@@ -151,10 +163,8 @@ def run_experiment(config: LabelExperiment, data, *,
     Y = np.asarray(data.Y)
     groups = None if getattr(data, "groups", None) is None else np.asarray(data.groups)
     sets = _feature_sets(data)
-    if Y.shape[0] < 2 * config.n_folds:  # KFold's own message names n_splits / n_samples
-        raise DataError(f"{config.n_folds}-fold cross-validation needs at least "
-                        f"{2 * config.n_folds} users (two per fold); this data has "
-                        f"{Y.shape[0]}. Use fewer folds or more users.")
+    if (short := too_few_users(Y.shape[0], config.n_folds)) is not None:
+        raise DataError(short)  # (KFold's own message names n_splits / n_samples)
     folds = list(KFold(config.n_folds, shuffle=True, random_state=config.seed).split(Y))
     _check_folds(Y, folds)
     methods = [m for m in config.methods if m != "AG-Mal" or groups is not None]
@@ -274,16 +284,11 @@ def _paired(per_row: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:
     for _, idx in frame.groupby("features").groups.items():
         frame.loc[idx, "p_value"] = holm(frame.loc[idx, "p_value"].to_numpy())
     frame["verdict"] = [
-        (f"{a if d < 0 else b} has the lower error ({_p_words(p)})" if p < 0.05
+        (f"{a if d < 0 else b} has the lower error ({fmt_p(p)})" if p < 0.05
          else "not distinguishable at 5 %")
         for a, b, d, p in zip(frame["method A"], frame["method B"],
                               frame["mean difference (A − B)"], frame["p_value"])]
     return frame
-
-
-def _p_words(p: float) -> str:
-    """A p-value as the verdicts write it: "p < 0.001" or "p = 0.012" (never "p = 0")."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def submit_experiment(runner, config: LabelExperiment, data=None, *, session: str = "") -> str:
