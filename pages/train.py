@@ -81,7 +81,7 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
                 options=dict(source[1]) if source else None, scheme=scheme,
                 n_repeats=int(repeats) if scheme == "repeated" else None, seed=int(seed))
             runner.submit(config, data=None if source else data, session=sid,
-                          label=run_label(config))
+                          label=run_label(config), data_name=data.name)
 
 # The done jobs the runs table below includes; the panel reruns the page when one more is done.
 st.session_state["train_done"] = newly_done(runner.jobs(session=sid), set())
@@ -106,7 +106,8 @@ def job_panel():
                    "datasets* to see them.")
     for job in shown:
         if job.fingerprint != fingerprint:  # shown with all datasets: say it is not this one
-            st.caption(":material/swap_horiz: On another dataset than the current one:")
+            st.caption(":material/swap_horiz: On another dataset than the current one: "
+                       f"**{job.data_name or 'not named'}**")
         draw_job(job, runner, sid, key=f"cancel_{job.job_id}")
 
 

@@ -362,7 +362,7 @@ def test_jobs_carry_the_fingerprint_of_their_data_and_can_be_filtered(runner):
     other = tiny_data(seed=1)
     fp, fp_other = DATA.fingerprint(), other.fingerprint()
     a = runner.submit(toy(tag=301), data=DATA, session="fp")
-    b = runner.submit(toy(other, tag=302), data=other, session="fp")
+    b = runner.submit(toy(other, tag=302), data=other, session="fp", data_name="Other tiny")
     task = runner.submit_task(TaskSpec.make(f"{__name__}:toy_task",
                                             {"fingerprint": fp_other, "tag": 303}), session="fp")
     free = runner.submit_task(TaskSpec.make(f"{__name__}:toy_task",
@@ -375,6 +375,10 @@ def test_jobs_carry_the_fingerprint_of_their_data_and_can_be_filtered(runner):
     assert [s.job_id for s in runner.jobs("fp", fingerprint=fp_other)] == [b, task]
     assert [s.job_id for s in runner.jobs("fp")] == [a, b, task, free]
     assert runner.jobs("nobody", fingerprint=fp) == []
+    # and the name of that data: the ABData's by default, the one given, none for a task
+    assert [runner.status(j).data_name for j in (a, b, task, free)] == [
+        DATA.name, "Other tiny", None, None]
+    assert runner.status(a).label.endswith(f" — {DATA.name}")
 
 
 # --------------------------------------------------------------------------- real model

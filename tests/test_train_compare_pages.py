@@ -147,7 +147,8 @@ def test_runs_table_lists_a_run_once_its_job_is_done_and_jobs_follow_the_dataset
     assert not at.dataframe  # no run on this dataset
     assert_clean(at.toggle(key="train_all_jobs").set_value(True).run())
     assert len(job_lines(at)) == 1 and job_lines(at)[0].endswith("done")
-    assert "On another dataset than the current one" in texts(at.caption)
+    # and named: the world the job was trained on, not only "another dataset"
+    assert "On another dataset than the current one: **Uplift world" in texts(at.caption)
 
 
 def _runner():

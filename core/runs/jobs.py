@@ -112,7 +112,8 @@ class JobStatus:
     are ``time.time()`` stamps (``None`` when not reached); ``fingerprint`` is the
     fingerprint of the data the job works on (:meth:`ABData.fingerprint
     <core.data.abdata.ABData.fingerprint>`: a training job's config, a task's ``fingerprint``
-    parameter), ``None`` for a task on no dataset.
+    parameter), ``None`` for a task on no dataset; ``data_name`` names a training job's data
+    (``None`` for a task).
     """
 
     job_id: str
@@ -138,6 +139,7 @@ class JobStatus:
     part: int = 1
     n_parts: int = 1
     part_name: str = ""
+    data_name: str | None = None
 
     @property
     def is_final(self) -> bool:
@@ -174,6 +176,7 @@ class _Job:
     worker: WorkerProcess | None = None
     cancel_requested: bool = False
     progress: dict = field(default_factory=dict)
+    data_name: str | None = None
 
     @property
     def kind(self) -> str:
@@ -250,7 +253,8 @@ class JobRunner:
 
     # ------------------------------------------------------------------ public API
     def submit(self, config: RunConfig, *, data: ABData | None = None,
-               session: str | None = None, label: str | None = None) -> str:
+               session: str | None = None, label: str | None = None,
+               data_name: str | None = None) -> str:
         """Queue the training of ``config``; returns the job id at once.
 
         Parameters
@@ -264,6 +268,9 @@ class JobRunner:
             Who submits (the page passes its session id); see :meth:`jobs`.
         label : str, optional
             Shown in job lists; default the model and data names.
+        data_name : str, optional
+            The data's name as the analyst knows it (:attr:`JobStatus.data_name`, e.g. to say
+            which dataset a listed job is on); default ``data.name``, else ``config.dataset``.
 
         Raises
         ------
@@ -293,9 +300,11 @@ class JobRunner:
             elif not self.store.has_data(config.fingerprint):
                 raise ValueError("config is for uploaded data (dataset=None): pass data= the "
                                  "ABData so the training process can read a copy.")
+        if data_name is None:
+            data_name = data.name if data is not None else config.dataset
         if label is None:
-            label = f"{config.model} — {data.name if data is not None else config.dataset}"
-        return self._enqueue(config, run_id, label, session)
+            label = f"{config.model} — {data_name}"
+        return self._enqueue(config, run_id, label, session, data_name=data_name)
 
     def submit_task(self, task: TaskSpec, *, inputs: dict | None = None,
                     session: str | None = None) -> str:
@@ -314,7 +323,8 @@ class JobRunner:
                              inputs=inputs)
 
     def _enqueue(self, config: RunConfig | TaskSpec, run_id: str, label: str,
-                 session: str | None, inputs: dict | None = None) -> str:
+                 session: str | None, inputs: dict | None = None,
+                 data_name: str | None = None) -> str:
         with self._lock:
             if self._closed:
                 raise RuntimeError("This JobRunner was shut down; create a new one.")
@@ -326,7 +336,7 @@ class JobRunner:
                 return existing
             job_id = uuid.uuid4().hex[:12]
             job = _Job(job_id, config, run_id, label, [session] if session else [], "queued",
-                       self._jobs_dir / job_id, time.time())
+                       self._jobs_dir / job_id, time.time(), data_name=data_name)
             self._jobs[job_id] = job
             if job.is_stored(self.store):
                 self._finish(job, "cached", _CACHED[job.kind])
@@ -615,7 +625,8 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         finished=finished, log_path=str(log) if state == "failed" and log.is_file() else None,
         kind="task" if task else "train",
         progress=float(progress.get("fraction") or 0.0) if task else None,
-        fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name)
+        fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name,
+        data_name=snap["data_name"])
 
 
 def _save_inputs(job_dir: Path, inputs: dict) -> None:
