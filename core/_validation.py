@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from core.constants import auuc_column
+
 __all__ = [
     "UndefinedMetricWarning",
     "as_generator",
@@ -56,7 +58,12 @@ def check_choice(value: Any, name: str, allowed: Iterable[Any]) -> Any:
 
 
 def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a float in (0, 1] (or [0, 1] with ``allow_zero``)."""
+    """Return ``value`` as a float in (0, 1] (or [0, 1] with ``allow_zero``).
+
+    Booleans and text (``True``, ``"0.3"``) are refused: a number was meant.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be a number in (0, 1]; got {value!r}.")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -202,7 +209,13 @@ def check_cutoff(value: Any, name: str = "k") -> int | None:
 
 
 def check_cutoffs(values: Any, name: str = "cutoffs") -> tuple[float, ...]:
-    """Return a non-empty tuple of fractions in (0, 1] (cut-offs of a ranked list), else raise."""
+    """Return a non-empty tuple of fractions in (0, 1] (cut-offs of a ranked list), else raise.
+
+    Two cut-offs whose columns would read alike (:func:`core.constants.auuc_column`: 0.3 and
+    0.3, or 0.123451 and 0.123452) are refused, so no column silently replaces another.
+    """
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a sequence of numbers in (0, 1]; got {values!r}.")
     try:
         out = tuple(values)
     except TypeError:
@@ -210,7 +223,12 @@ def check_cutoffs(values: Any, name: str = "cutoffs") -> tuple[float, ...]:
             f"{name} must be a sequence of numbers in (0, 1]; got {values!r}.") from None
     if not out:
         raise ValueError(f"{name} must hold at least one number in (0, 1]; got none.")
-    return tuple(check_fraction(c, name) for c in out)
+    out = tuple(check_fraction(c, name) for c in out)
+    labels = [auuc_column(c) for c in out]
+    if len(set(labels)) < len(labels):
+        twice = sorted({lab for lab in labels if labels.count(lab) > 1})
+        raise ValueError(f"{name} must be distinct; more than one reads {', '.join(twice)}.")
+    return out
 
 
 def check_group_ids(values: Any, name: str = "group", *, n: int) -> np.ndarray:

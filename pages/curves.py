@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from core.constants import CUTOFFS
+from core.constants import CUTOFFS, auuc_column
 from core.evaluation.curve_tables import (
     BASELINES,
     PERFECT,
@@ -91,7 +91,8 @@ with common.guard("Computing the curves"):
                "— = undefined (no treated or no control rows in the top).")
     shown = table.copy()
     if RANDOM in shown.index and len(shown) > 1:
-        above = shown[f"AUUC@{cutoff:.0%}"] - shown.loc[RANDOM, f"AUUC@{cutoff:.0%}"]
+        column = auuc_column(cutoff)
+        above = shown[column] - shown.loc[RANDOM, column]
         shown[f"above random @{cutoff:.0%}"] = above.drop(RANDOM)  # "—" on Random's own row
     relative = d.units == "relative"  # shares of an arm (≈ 0.01) or responders (≈ 1,000)
     st.dataframe(shown.style.format(precision=5 if relative else 1, thousands=",", na_rep="—"),

@@ -111,6 +111,19 @@ def test_bad_score_column_is_named(data):
         curves_frame(y, t, {}, definition="uplift_joint_rel", baselines=("oracle",))
 
 
+def test_a_ranker_never_replaces_a_baseline_or_another_ranker(data):
+    y, t, scores = data
+    s = scores["a"]
+    with pytest.raises(ValueError, match="'Perfect \\(oracle\\)', the name of a baseline"):
+        auuc_summary(y, t, {PERFECT: s}, definition="qini_sep_abs")
+    with pytest.raises(ValueError, match="two rankers '1' once converted to text"):
+        RankerCurves(y, t, {1: s, "1": -s})
+    # without that baseline the name is free, and the table holds the ranker's own AUUC
+    table = auuc_summary(y, t, {PERFECT: s}, definition="qini_sep_abs", baselines=(RANDOM,))
+    own = curves.auuc(y, t, s, definition="qini_sep_abs")
+    assert table.loc[PERFECT, "AUUC@100%"] == pytest.approx(own) and len(table) == 2
+
+
 def test_thin_frame_thins_each_ranker(data):
     from core.evaluation.curve_tables import thin_frame
 

@@ -235,6 +235,23 @@ def test_auuc_table_matches_single_calls(rng):
         )
 
 
+def test_auuc_table_keeps_every_cut_off_and_takes_one_definition_by_name(rng):
+    y, t, s = random_case(rng, 400)
+    # 0.12 and 0.125 are 48 and 50 of 400 rows: two columns, each the single call's value
+    table = curves.auuc_table(y, t, s, cutoffs=(0.12, 0.125), definitions="uplift_joint_rel")
+    assert list(table.columns) == ["AUUC@12%", "AUUC@12.5%"]
+    assert list(table.index) == ["uplift_joint_rel"]
+    for cut, column in ((0.12, "AUUC@12%"), (0.125, "AUUC@12.5%")):
+        assert table.loc["uplift_joint_rel", column] == pytest.approx(
+            auuc(y, t, s, definition="uplift_joint_rel", cutoff=cut))
+    for bad, why in (((0.3, 0.3), "must be distinct; more than one reads AUUC@30%"),
+                     ((True,), "got True"), (("0.3",), "got '0.3'"), ("0.3", "got '0.3'")):
+        with pytest.raises(ValueError, match=why):
+            curves.auuc_table(y, t, s, cutoffs=bad)
+    with pytest.raises(ValueError, match="definitions must be one of"):
+        curves.auuc_table(y, t, s, definitions=("qini",))
+
+
 # ----------------------------------------------------------------- degenerate and bad input
 @pytest.mark.parametrize(
     "y, t, why",

@@ -45,6 +45,25 @@ def test_identical_runs_give_p_one():
         paired_test(a, a, test="wilcoxon")
 
 
+def test_a_constant_shift_is_exact_under_the_permutation_test():
+    # d = (0.25, 0.25, 0.25): of the 2**3 sign flips only +++ and --- reach |mean| = 0.25
+    a, b = [0.5, 0.75, 1.0], [0.25, 0.5, 0.75]
+    flips = np.array(list(itertools.product([1, -1], repeat=3)))
+    exhaustive = np.mean(np.abs((flips * 0.25).mean(axis=1)) >= 0.25 - 1e-12)
+    stat, p = paired_test(a, b, test="permutation")
+    assert exhaustive == 2 / 8 and stat == pytest.approx(0.25) and p == pytest.approx(0.25)
+    # so a three-query verdict is not "significant"; the t-test's t is ±inf, p = 0 (scipy's)
+    frames = {"A": pd.DataFrame({"m": a}), "B": pd.DataFrame({"m": b})}
+    row = compare_runs(frames, metrics=["m"], test="permutation").iloc[0]
+    assert not row["significant"] and row["p_value"] == pytest.approx(0.25)
+    assert paired_test(a, b) == (np.inf, 0.0) and paired_test(b, a) == (-np.inf, 0.0)
+
+
+def test_a_pair_with_nan_is_named_as_such():
+    with pytest.raises(ValueError, match="1 of the 3 pairs hold NaN"):
+        paired_test([1.0, 2.0, np.nan], [1.0, 3.0, 2.0])
+
+
 def test_holm_by_hand():
     # sorted 0.01, 0.03, 0.04 → 3·0.01 = 0.03, 2·0.03 = 0.06, max(0.06, 1·0.04) = 0.06
     assert holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])

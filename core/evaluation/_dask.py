@@ -49,7 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import check_uplift_inputs
+from core._validation import check_cutoffs, check_uplift_inputs
+from core.constants import CUTOFFS, auuc_column
 from core.evaluation._kernel import merge_runs, round_half_up
 
 __all__ = ["binned_bootstrap", "binned_counts", "binned_error_bound", "is_dask",
@@ -231,7 +232,7 @@ def separate_relative_curve(counts: np.ndarray, points: int = 100) -> np.ndarray
 
 
 def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: int = 100,
-                     cutoffs: tuple = (0.1, 0.3, 0.5, 1.0), random_state: int = 0,
+                     cutoffs: tuple = CUTOFFS, random_state: int = 0,
                      points: int = 100) -> dict:
     """Bootstrap of the ``uplift_sep_rel`` curve and its AUUC, computed by partition.
 
@@ -253,6 +254,7 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
     import dask
     import pandas as pd
 
+    cutoffs = check_cutoffs(cutoffs)
     blocks = _blocks(y, t, score)
     edges = _edges(score, bins)
     n_bins = edges.shape[0] + 1
@@ -275,7 +277,7 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
     counts = np.sum(parts, axis=0)
     curves = separate_relative_curve(counts, points)  # (n_boot + 1, points + 1)
     curves100 = curves if points == 100 else separate_relative_curve(counts, 100)
-    columns = {f"AUUC@{c:.0%}": curves100[:, 1:int(np.floor(c * 100 + 1e-9)) + 1].sum(axis=1)
+    columns = {auuc_column(c): curves100[:, 1:int(np.floor(c * 100 + 1e-9)) + 1].sum(axis=1)
                / 100 for c in cutoffs}
     table = pd.DataFrame(columns)
     low, mid, high = np.quantile(curves[1:], [0.025, 0.5, 0.975], axis=0)

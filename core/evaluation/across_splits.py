@@ -70,7 +70,6 @@ from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, ranking_order
 from core.evaluation.compare import (
     BootstrapResult,
-    _check_definitions,
     _check_score_mapping,
     _definition_values,
     _quiet_stats,
@@ -79,7 +78,7 @@ from core.evaluation.compare import (
     bootstrap_auuc,
 )
 from core.evaluation.curve_tables import BASELINES, auuc_summary
-from core.evaluation.curves import DEFINITIONS, outcome_code
+from core.evaluation.curves import DEFINITIONS, check_definitions, outcome_code
 from core.evaluation.metrics import LABEL_SETS, ndcg, p_ndcg, relevance_labels
 from core.evaluation.per_query import PROBABILITY_METHODS, score_to_probability
 from core.evaluation.targeting import (
@@ -351,7 +350,7 @@ def definition_ranks_over_splits(
     and winners are those of the means.  ``attrs["n_splits"]`` holds the number of splits.
     """
     checked = _check_splits(splits)
-    definitions = _check_definitions(definitions)
+    definitions = check_definitions(definitions)
     cutoff = check_fraction(cutoff, "cutoff")
     check_choice(ties, "ties", TIES)
     values = np.mean([_definition_values(y, t, scores, definitions, cutoff, ties)

@@ -80,7 +80,7 @@ from core._validation import (
 )
 from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, add_draws, ranking_order
-from core.evaluation.curves import DEFINITIONS, UpliftCurves, outcome_code
+from core.evaluation.curves import DEFINITIONS, UpliftCurves, check_definitions, outcome_code
 
 __all__ = ["BAND_KINDS", "BootstrapResult", "band", "bootstrap_auuc", "definition_ranks"]
 
@@ -420,25 +420,12 @@ def definition_ranks(
     """
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
     named = _check_score_mapping(scores, y.shape[0])
-    definitions = _check_definitions(definitions)
+    definitions = check_definitions(definitions)
     cutoff = check_fraction(cutoff, "cutoff")
     check_choice(ties, "ties", TIES)
 
     values = _definition_values(y, t, named, definitions, cutoff, ties)
     return _ranks_table(values, definitions, list(named))
-
-
-def _check_definitions(definitions) -> tuple[str, ...]:
-    """A non-empty tuple of known definition names."""
-    try:
-        definitions = tuple(definitions)
-    except TypeError:
-        raise ValueError(f"definitions must be a sequence of names; got {definitions!r}.") from None
-    if not definitions:
-        raise ValueError("definitions must name at least one definition; got none.")
-    for d in definitions:
-        check_choice(d, "definitions", DEFINITIONS)
-    return definitions
 
 
 def _definition_values(y, t, named: Mapping[str, np.ndarray], definitions: Sequence[str],

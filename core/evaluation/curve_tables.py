@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from core._validation import check_choice, check_scores, check_uplift_inputs
-from core.constants import CUTOFFS
+from core._validation import check_choice, check_cutoffs, check_scores, check_uplift_inputs
+from core.constants import CUTOFFS, auuc_column
 from core.evaluation.curves import DEFINITIONS, UpliftCurves, perfect_score
 
 __all__ = [
@@ -49,13 +49,19 @@ def _curve_objects(y, t, scores: Mapping[str, np.ndarray], ties: str, baselines:
     if not scores and not baselines:
         raise ValueError("scores must name at least one ranker; got none.")
     y, t, _ = check_uplift_inputs(y, t, np.zeros(len(np.asarray(y))))
-    out: dict[str, tuple[UpliftCurves, bool]] = {}
-    for name, s in scores.items():
-        score = check_scores(s, f"scores[{name!r}]", n=len(y), keep_float32=True)
-        out[str(name)] = (UpliftCurves(y, t, score, ties=ties), False)
     baselines = tuple(baselines)
     for b in baselines:
         check_choice(b, "baselines", BASELINES)
+    out: dict[str, tuple[UpliftCurves, bool]] = {}
+    for name, s in scores.items():
+        key = str(name)
+        if key in out:
+            raise ValueError(f"scores names two rankers {key!r} once converted to text.")
+        if key in baselines:
+            raise ValueError(f"scores names a ranker {key!r}, the name of a baseline row; "
+                             "rename it, or leave that baseline out (baselines=).")
+        score = check_scores(s, f"scores[{key!r}]", n=len(y), keep_float32=True)
+        out[key] = (UpliftCurves(y, t, score, ties=ties), False)
     if RANDOM in baselines:
         out[RANDOM] = (UpliftCurves.unranked(y, t), True)
     if PERFECT in baselines:
@@ -106,11 +112,11 @@ class RankerCurves:
 
     def auuc(self, definition: str, *, cutoffs: Iterable[float] = CUTOFFS) -> pd.DataFrame:
         """AUUC of each ranker (rows) at each cut-off: see :func:`auuc_summary`."""
-        cutoffs = tuple(cutoffs)
+        cutoffs = check_cutoffs(cutoffs)
         rows = {}
         for name, (c, is_random) in self._curves.items():
             rows[name] = {
-                f"AUUC@{cut:.0%}": (c.random_auuc(definition, cutoff=cut) if is_random
+                auuc_column(cut): (c.random_auuc(definition, cutoff=cut) if is_random
                                     else c.auuc(definition, cutoff=cut))
                 for cut in cutoffs
             }

@@ -70,7 +70,7 @@ from core._validation import (
     check_positive_int,
     check_uplift_inputs,
 )
-from core.constants import CUTOFFS
+from core.constants import CUTOFFS, auuc_column
 from core.evaluation._kernel import (
     TIES,
     arm_sums_at,
@@ -666,6 +666,21 @@ def auuc(
     return _curves(y, t, score, ties=ties).auuc(definition, cutoff=cutoff)
 
 
+def check_definitions(definitions) -> tuple[str, ...]:
+    """A non-empty tuple of known definition names; one name alone counts as a tuple of one."""
+    if isinstance(definitions, str):
+        definitions = (definitions,)
+    try:
+        definitions = tuple(definitions)
+    except TypeError:
+        raise ValueError(f"definitions must be a sequence of names; got {definitions!r}.") from None
+    if not definitions:
+        raise ValueError("definitions must name at least one definition; got none.")
+    for d in definitions:
+        check_choice(d, "definitions", DEFINITIONS)
+    return definitions
+
+
 def auuc_table(
     y,
     t,
@@ -688,6 +703,7 @@ def auuc_table(
     import pandas as pd
 
     cutoffs = check_cutoffs(cutoffs)
+    definitions = check_definitions(definitions)
     curves = _curves(y, t, score, ties=ties)
     rows = {}
     for name in definitions:
@@ -696,7 +712,7 @@ def auuc_table(
             value = curves.auuc(name, cutoff=c)
             if above_random:
                 value -= curves.random_auuc(name, cutoff=c)
-            row[f"AUUC@{c:.0%}"] = value
+            row[auuc_column(c)] = value
         rows[name] = row
     return pd.DataFrame.from_dict(rows, orient="index")
 

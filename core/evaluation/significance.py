@@ -71,7 +71,10 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
     (``scipy.stats.ttest_rel``).  ``"permutation"``: the statistic is :math:`\bar d` and p the
     share of sign-flip assignments (all :math:`2^n` when :math:`2^n \le` ``n_permutations``,
     else ``n_permutations`` random ones) whose :math:`|\bar d|` is at least the observed one.
-    Identical vectors (every :math:`d = 0`) give ``(0.0, 1.0)``.
+    Identical vectors (every :math:`d = 0`) give ``(0.0, 1.0)``; a constant shift
+    :math:`d_i = c \ne 0` gives :math:`t = \pm\infty`, p = 0 for the t-test, but the exact
+    :math:`p = 2/2^n` for the permutation test (only the all-plus and all-minus flips reach
+    :math:`|c|`).
 
     Parameters
     ----------
@@ -87,14 +90,19 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"a and b must be 1-d and of the same length; got shapes {x.shape} "
                          f"and {y.shape}.")
-    if x.shape[0] < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
+    if x.shape[0] < 2:
         raise ValueError(f"a and b must hold at least two finite pairs; got {x.shape[0]}.")
+    if bad := int(np.count_nonzero(~(np.isfinite(x) & np.isfinite(y)))):
+        raise ValueError(f"a and b must hold finite values; {bad} of the {x.shape[0]} pairs "
+                         "hold NaN or ±inf (leave those pairs out first).")
     d = x - y
-    if np.all(d == d[0]):  # no spread: identical runs (or a constant shift)
-        return (0.0, 1.0) if d[0] == 0 else (float(np.sign(d[0]) * np.inf), 0.0)
+    if not d.any():  # identical runs
+        return 0.0, 1.0
     from scipy import stats
 
     if test == "t-test":
+        if np.all(d == d[0]):  # a constant shift: no spread, t = ±inf (as scipy's ttest_rel)
+            return float(np.sign(d[0]) * np.inf), 0.0
         res = stats.ttest_rel(x, y)
         return float(res.statistic), float(res.pvalue)
     n_perm = check_positive_int(n_permutations, "n_permutations")
