@@ -58,6 +58,29 @@ def test_rows_do_not_depend_on_how_many_are_asked_for(million):
     np.testing.assert_array_equal(small.y[:1_000_000], million.y)
     assert make_criteo_like(1_000, random_state=1).fingerprint() != make_criteo_like(
         1_000, random_state=0).fingerprint()
+    # and within a block: 1,000 or 54,321 rows are the first rows of the million
+    for n in (1_000, 54_321):
+        head = make_criteo_like(n, random_state=0)
+        np.testing.assert_array_equal(head.X.to_numpy(), million.X.to_numpy()[:n])
+        for got, full in ((head.t, million.t), (head.y, million.y), (head.tau, million.tau),
+                          (head.extra["conversion"], million.extra["conversion"]),
+                          (head.extra["exposure"], million.extra["exposure"])):
+            np.testing.assert_array_equal(got, full[:n])
+
+
+def test_the_seed_may_be_a_generator_or_none_and_bad_seeds_are_named():
+    from core.data import load_dataset
+
+    a = make_criteo_like(500, random_state=np.random.default_rng(7))
+    b = make_criteo_like(500, random_state=np.random.default_rng(7))
+    assert a.fingerprint() == b.fingerprint() and "seeded by a Generator" in a.name
+    unseeded = load_dataset("criteo_like", n_rows=500, random_state=None)
+    assert unseeded.n == 500 and "unseeded" in unseeded.name
+    assert load_dataset("criteo_like", n_rows=500, random_state="0").fingerprint() == \
+        make_criteo_like(500, random_state=0).fingerprint()  # a link's text
+    for bad in (-1, 1.5, "x", True):
+        with pytest.raises((ValueError, TypeError), match="random_state|invalid literal"):
+            make_criteo_like(10, random_state=bad)
 
 
 def test_parquet_written_in_blocks_reads_back_the_same_rows(tmp_path):

@@ -82,6 +82,22 @@ def test_bad_experiments_are_refused():
                      arms=["c", "a"], design=[0.5, 0.6])
 
 
+def test_the_world_is_seeded_by_default_checks_its_design_and_pairs_whole_arms():
+    from core.data import make_multiarm_world
+
+    assert np.array_equal(make_multiarm_world(500).y, make_multiarm_world(500).y)
+    assert np.array_equal(make_multiarm_world(500).X, make_multiarm_world(500, random_state=0).X)
+    for design in ([0.5, 0.5], [0.2, 0.3, 0.6], [0.5, np.nan, 0.5], "equal"):
+        with pytest.raises(DataError, match="design must give each of the 3 arms a share"):
+            make_multiarm_world(300, design=design)
+    world = make_multiarm_world(300, random_state=0)
+    X, y, t = world.pair(1)
+    assert t.sum() == (world.t == 1).sum() and len(t) == ((world.t == 1) | (world.t == 0)).sum()
+    for k in (1.5, 0, 3, "1", True):
+        with pytest.raises(ValueError, match="k must be a treatment arm 1…2"):
+            world.pair(k)
+
+
 # --------------------------------------------------------------------------- A/B/n in the app
 def _csv(frame: pd.DataFrame) -> bytes:
     return frame.to_csv(index=False).encode()

@@ -180,6 +180,23 @@ def test_deciles_against_a_pandas_groupby():
     assert (table["n"] == 100).all()
 
 
+def test_deciles_of_an_amount_have_welch_intervals():
+    # spend: the interval is Welch's normal one from each arm's variance in the bin (a
+    # Bernoulli p(1 − p) of a mean amount is negative: NaN intervals before)
+    rng = np.random.default_rng(10)
+    n = 400
+    t, score = rng.integers(0, 2, n), rng.normal(size=n)
+    spend = np.where(rng.random(n) < 0.3, rng.gamma(2.0, 50.0, n), 0.0)
+    table = uplift_by_decile(spend, t, score)
+    df = pd.DataFrame({"y": spend, "t": t, "bin": 10 - pd.qcut(score, 10, labels=False)})
+    arm = df.groupby(["bin", "t"])["y"]
+    mean, var, size = arm.mean().unstack(), arm.var(ddof=0).unstack(), arm.size().unstack()
+    se = np.sqrt(var[1] / size[1] + var[0] / size[0]).to_numpy()
+    np.testing.assert_allclose(table["uplift"], (mean[1] - mean[0]).to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(table["ci_high"] - table["uplift"], Z95 * se, rtol=1e-9)
+    assert np.isfinite(table["ci_low"]).all()
+
+
 def test_equal_scores_share_a_bin():
     y, t, score, _ = case(seed=6, n=200, levels=7)
     table = uplift_by_decile(y, t, score)

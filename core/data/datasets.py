@@ -305,6 +305,12 @@ class DatasetSpec:
 
 
 #: key -> :class:`DatasetSpec`, in the order the Data page lists them ("world" is the default).
+def _seed(random_state: Any) -> Any:
+    """A seed option as the generator takes it: an int from a link's text ("3"); ``None``,
+    a SeedSequence or a Generator from a notebook as given."""
+    return int(random_state) if isinstance(random_state, (str, float)) else random_state
+
+
 DATASETS: dict[str, DatasetSpec] = {
     "world": DatasetSpec(
         "world", "Uplift world (synthetic, known effect)", make_uplift_world,
@@ -327,7 +333,7 @@ DATASETS: dict[str, DatasetSpec] = {
     "multiarm_world": DatasetSpec(
         "multiarm_world", "Multi-arm world (synthetic, three arms, known effects)",
         lambda n=30_000, outcome="binary", random_state=0: make_multiarm_world(
-            int(n), n_arms=3, outcome=outcome, random_state=int(random_state)).binary_view(),
+            int(n), n_arms=3, outcome=outcome, random_state=_seed(random_state)).binary_view(),
         {"n": (30_000, 10_000, 100_000), "outcome": ("binary", "spend"),
          "random_state": (0, 1, 2, 3, 4)},
         description="Simulated A/B/n campaign: a control and three offers whose effects "
@@ -336,7 +342,7 @@ DATASETS: dict[str, DatasetSpec] = {
     "criteo_like": DatasetSpec(
         "criteo_like", "Criteo-size stand-in (synthetic, Criteo Uplift v2.1's schema)",
         lambda n_rows=1_000_000, random_state=0: make_criteo_like(
-            int(n_rows), random_state=int(random_state)),
+            int(n_rows), random_state=_seed(random_state)),
         {"n_rows": (1_000_000, 100_000, 13_979_592), "random_state": (0, 1, 2)},
         description="Twelve float32 features, 85 % treated, visit 4.7 %, a known effect on "
                     "visits; 13,979,592 rows is Criteo's full size (about 1 GB in memory).",

@@ -69,26 +69,43 @@ _EXPOSED = 0.036            # P(exposure | treated)
 
 
 def _block(rows: int, seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    away = rng.random((rows, 12)) >= _MODE_SHARE
-    rest = _REST_MEAN + _REST_SD * rng.standard_normal((rows, 12))
+    # one stream per draw, each read row by row: the first k rows of a block are the same
+    # whatever the block's length (a generator reads its stream in order)
+    s_away, s_rest, s_t, s_visit, s_conv, s_exp = (
+        np.random.default_rng(child) for child in seed.spawn(6))
+    away = s_away.random((rows, 12)) >= _MODE_SHARE
+    rest = _REST_MEAN + _REST_SD * s_rest.standard_normal((rows, 12))
     X = np.where(away, rest, _MODE).astype(np.float32)
     u = np.clip((X - _MODE) / _SCALE, -3, 3) @ _WEIGHT
     h = np.tanh((X[:, 2] - 8.4) / 0.3) + 0.5 * np.tanh((X[:, 9] - 20.0) / 8.0)
     logit0 = _BASE + _SLOPE * u
     p0 = 1 / (1 + np.exp(-logit0))
     p1 = 1 / (1 + np.exp(-(logit0 + _LIFT + _HETERO * h)))
-    t = (rng.random(rows) < 0.85).astype(np.int8)
-    visit = (rng.random(rows) < np.where(t == 1, p1, p0)).astype(np.int8)
-    conversion = (visit.astype(bool) & (rng.random(rows) < np.where(t == 1, *_CONVERT[::-1])))
-    exposure = (t == 1) & (rng.random(rows) < _EXPOSED)
+    t = (s_t.random(rows) < 0.85).astype(np.int8)
+    visit = (s_visit.random(rows) < np.where(t == 1, p1, p0)).astype(np.int8)
+    conversion = (visit.astype(bool) & (s_conv.random(rows) < np.where(t == 1, *_CONVERT[::-1])))
+    exposure = (t == 1) & (s_exp.random(rows) < _EXPOSED)
     out = {name: X[:, j] for j, name in enumerate(CRITEO_FEATURES)}
     out.update(treatment=t, conversion=conversion.astype(np.int8), visit=visit,
                exposure=exposure.astype(np.int8), tau=(p1 - p0).astype(np.float32))
     return out
 
 
-def iter_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: int | None = 0
+def _seed_sequence(random_state: Any) -> np.random.SeedSequence:
+    """``random_state`` (None, an int, a SeedSequence or a Generator) as a SeedSequence; a
+    Generator gives one seed drawn from it (so it advances, as any use of it does)."""
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(2**63)))
+    if random_state is None or (isinstance(random_state, (int, np.integer))
+                                and not isinstance(random_state, bool) and random_state >= 0):
+        return np.random.SeedSequence(None if random_state is None else int(random_state))
+    raise ValueError("random_state must be None, a non-negative int, a SeedSequence or a "
+                     f"numpy Generator; got {random_state!r}.")
+
+
+def iter_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: Any = 0
                      ) -> Iterator[dict[str, np.ndarray]]:
     """The rows of :func:`make_criteo_like` as blocks of at most :data:`BLOCK_ROWS` rows:
     dicts of column → array (``f0…f11`` float32, ``treatment / conversion / visit /
@@ -97,20 +114,20 @@ def iter_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: int | None = 0
 
     n_rows = check_positive_int(n_rows, "n_rows")
     n_blocks = -(-n_rows // BLOCK_ROWS)
-    seeds = np.random.SeedSequence(random_state).spawn(n_blocks)
+    seeds = _seed_sequence(random_state).spawn(n_blocks)
     for i, seed in enumerate(seeds):
         yield _block(min(BLOCK_ROWS, n_rows - i * BLOCK_ROWS), seed)
 
 
-def make_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: int | None = 0) -> ABData:
+def make_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: Any = 0) -> ABData:
     """A seeded experiment with Criteo Uplift v2.1's schema, treatment share and outcome rates
     and a known effect on visits (see the module docstring).
 
     Parameters
     ----------
     n_rows : int, default 13,979,592 (Criteo's size)
-    random_state : int or None, default 0
-        Seed; the first ``n`` rows do not depend on ``n_rows``.
+    random_state : int, SeedSequence, Generator or None, default 0
+        Seed; the first ``n`` rows do not depend on ``n_rows`` (same seed).
 
     Returns
     -------
@@ -132,6 +149,8 @@ def make_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: int | None = 0)
     cols = {name: np.empty(n_rows, dtype=np.int8)
             for name in ("treatment", "conversion", "visit", "exposure")}
     tau = np.empty(n_rows, dtype=np.float32)
+    seed = (f"seed {random_state}" if isinstance(random_state, (int, np.integer))
+            else "unseeded" if random_state is None else f"seeded by a {type(random_state).__name__}")
     at = 0
     for block in iter_criteo_like(n_rows, random_state=random_state):
         m = block["visit"].shape[0]
@@ -144,14 +163,14 @@ def make_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: int | None = 0)
     return ABData(X=pd.DataFrame(X, columns=CRITEO_FEATURES, copy=False), y=cols["visit"],
                   t=cols["treatment"], tau=tau,
                   extra={"conversion": cols["conversion"], "exposure": cols["exposure"]},
-                  name=f"Criteo-like stand-in ({n_rows:,} rows, seed {random_state})",
+                  name=f"Criteo-like stand-in ({n_rows:,} rows, {seed})",
                   description="Simulated with Criteo Uplift v2.1's schema, treatment share and "
                               "visit / conversion rates and a known effect on visits "
                               "(core.data.large.make_criteo_like).")
 
 
 def write_criteo_like(path: str | Path, n_rows: int = CRITEO_ROWS, *,
-                      random_state: int | None = 0, scores: dict | None = None) -> Path:
+                      random_state: Any = 0, scores: dict | None = None) -> Path:
     """Write :func:`make_criteo_like`'s rows to one Parquet file, block by block (one row
     group per block; memory stays at one block).
 

@@ -108,12 +108,7 @@ class MultiArmData:
         empty = [self.arms[k] for k in range(k1) if counts[k] == 0]
         if empty:
             raise DataError(f"Every arm needs rows; arm(s) {empty} have none.")
-        design = np.full(k1, 1.0 / k1) if self.design is None else np.asarray(
-            self.design, dtype=np.float64)
-        if design.shape != (k1,) or (design <= 0).any() or abs(design.sum() - 1) > 1e-6:
-            raise DataError(f"design must give each of the {k1} arms a share > 0, summing to "
-                            f"1; got {self.design!r}.")
-        self.design = design
+        self.design = _check_design(self.design, k1)
         if self.cost is not None:
             cost = np.asarray(self.cost, dtype=np.float64)
             if cost.shape != (k1 - 1,) or not np.isfinite(cost).all() or (cost < 0).any():
@@ -140,8 +135,11 @@ class MultiArmData:
 
     def pair(self, k: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """Arm ``k`` (1…K) against control: ``(X, y, t)`` of their rows, ``t`` 0/1."""
-        if not 1 <= int(k) <= self.n_arms:
-            raise ValueError(f"k must be a treatment arm 1…{self.n_arms}; got {k!r}.")
+        from core._validation import is_integer
+
+        if not is_integer(k) or not 1 <= k <= self.n_arms:
+            raise ValueError(f"k must be a treatment arm 1…{self.n_arms} (an integer); "
+                             f"got {k!r}.")
         rows = np.flatnonzero((self.t == k) | (self.t == 0))
         return (self.X.iloc[rows].reset_index(drop=True), self.y[rows],
                 (self.t[rows] == k).astype(np.int8))
@@ -234,9 +232,24 @@ class MultiArmData:
                             index=pd.Index(self.arms, name="arm"))
 
 
+def _check_design(design: Any, k1: int) -> np.ndarray:
+    """The design as ``k1`` float64 shares > 0 summing to 1 (equal shares for ``None``)."""
+    if design is None:
+        return np.full(k1, 1.0 / k1)
+    try:
+        out = np.asarray(design, dtype=np.float64)
+    except (TypeError, ValueError):
+        out = np.empty(0)
+    if out.shape != (k1,) or not np.isfinite(out).all() or (out <= 0).any() \
+            or abs(out.sum() - 1) > 1e-6:
+        raise DataError(f"design must give each of the {k1} arms a share > 0, summing to 1; "
+                        f"got {design!r}.")
+    return out
+
+
 def make_multiarm_world(n: int = 20_000, *, n_arms: int = 2, costs: Any = None,
                         design: Any = None, outcome: str = "binary",
-                        random_state: Any = None) -> MultiArmData:
+                        random_state: Any = 0) -> MultiArmData:
     r"""A seeded A/B/n world with a known effect :math:`\tau_k(x)` of every arm.
 
     Five standard-normal features.  Control response :math:`p_0(x) = \sigma(-1.5 + 0.5x_2)`;
@@ -246,7 +259,8 @@ def make_multiarm_world(n: int = 20_000, *, n_arms: int = 2, costs: Any = None,
     :math:`y \sim \text{Bernoulli}(p_0 + \tau_{t})`.  Continuous (``outcome="spend"``): a
     purchase with that probability times a Gamma(2, 30) amount (mean 60), so
     :math:`\tau^{spend}_k = 60\,\tau_k`.  Default costs per arm: ``0.01·k`` (binary) or
-    ``0.5·k`` (spend); default design: equal shares.
+    ``0.5·k`` (spend); default design: equal shares.  ``random_state`` (default 0, as the
+    other worlds) seeds the features, the arms and the outcomes.
     """
     from core._validation import as_generator, check_choice, check_positive_int
 
@@ -261,7 +275,7 @@ def make_multiarm_world(n: int = 20_000, *, n_arms: int = 2, costs: Any = None,
     tau = amp / (1 + np.exp(-3 * (np.outer(X[:, 0], np.cos(theta))
                                   + np.outer(X[:, 2], np.sin(theta)))))
     p0 = 1 / (1 + np.exp(1.5 - 0.5 * X[:, 1]))
-    design = np.full(n_arms + 1, 1 / (n_arms + 1)) if design is None else np.asarray(design)
+    design = _check_design(design, n_arms + 1)
     t = rng.choice(n_arms + 1, size=n, p=design)
     p = p0 + np.where(t > 0, tau[np.arange(n), np.maximum(t - 1, 0)], 0.0)
     buy = rng.random(n) < p

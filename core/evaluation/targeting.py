@@ -337,12 +337,15 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
 
     Per bin: ``n``, ``score_min``, ``score_max``, ``n_treated``, ``n_control``,
     ``response_rate_treated`` :math:`\hat p_T`, ``response_rate_control`` :math:`\hat p_C`,
-    ``uplift`` :math:`\hat p_T - \hat p_C` and its normal-approximation (Wald) interval
+    ``uplift`` :math:`\hat p_T - \hat p_C` and its normal-approximation interval
     ``ci_low``, ``ci_high``:
 
     .. math::  \hat p_T - \hat p_C \pm z_{(1+\ell)/2}
-               \sqrt{\hat p_T(1-\hat p_T)/n_T + \hat p_C(1-\hat p_C)/n_C}.
+               \sqrt{\hat\sigma_T^2/n_T + \hat\sigma_C^2/n_C},
 
+    with :math:`\hat\sigma^2` the arm's variance of ``y`` in the bin (divided by its
+    :math:`n`): for a 0/1 outcome :math:`\hat p(1-\hat p)`, the Wald interval; for an amount
+    (spend) the "rates" are mean amounts and the interval is Welch's normal one.
     The Wald interval is poor for small bins or rates near 0/1 (zero width when both rates
     are 0 or 1).  Binning: module docstring (equal scores share a bin).  A bin without
     treated or control rows has ``nan`` rates / uplift, with one
@@ -368,6 +371,8 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
     n_t = np.bincount(b, weights=t, minlength=size)[1:]
     r_t = np.bincount(b, weights=t * y, minlength=size)[1:]
     r_c = np.bincount(b, weights=(1 - t) * y, minlength=size)[1:]
+    q_t = np.bincount(b, weights=t * y * y, minlength=size)[1:]
+    q_c = np.bincount(b, weights=(1 - t) * y * y, minlength=size)[1:]
     n_c = n - n_t
     lo = np.full(size, np.inf)
     hi = np.full(size, -np.inf)
@@ -376,7 +381,9 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
     with np.errstate(divide="ignore", invalid="ignore"):
         p_t = r_t / n_t
         p_c = r_c / n_c
-        se = np.sqrt(p_t * (1 - p_t) / n_t + p_c * (1 - p_c) / n_c)
+        var_t = np.maximum(q_t / n_t - p_t * p_t, 0.0)  # = p(1 − p) for a 0/1 outcome
+        var_c = np.maximum(q_c / n_c - p_c * p_c, 0.0)
+        se = np.sqrt(var_t / n_t + var_c / n_c)
     uplift = p_t - p_c
     z = stats.norm.ppf((1 + level) / 2)
     keep = n > 0
