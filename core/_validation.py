@@ -39,10 +39,14 @@ class UndefinedMetricWarning(UserWarning):
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:
-    uniq = np.unique(values[~_isnan(values)]) if values.dtype.kind == "f" else np.unique(values)
+    """The distinct values, the first ``limit`` listed; NaN counted apart (it is what is wrong
+    when every listed value is legal)."""
+    nan = _isnan(values)
+    uniq = np.unique(values[~nan])
     shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in uniq[:limit])
     more = "" if len(uniq) <= limit else f", ... ({len(uniq)} distinct)"
-    return f"[{shown}{more}]"
+    missing = f" and {int(nan.sum()):,} NaN (missing)" if nan.any() else ""
+    return f"[{shown}{more}]{missing}"
 
 
 def _isnan(values: np.ndarray) -> np.ndarray:

@@ -284,6 +284,9 @@ def test_undefined_ratio_at_top_of_joint_ranking_is_zero():
         (dict(y=[0, np.nan], t=[0, 1], score=[1, 2]), r"y must be finite \(0/1 or a continuous"),
         (dict(y=["a", "b"], t=[0, 1], score=[1, 2]), r"y must hold 0/1 values; got dtype"),
         (dict(y=[0, 1], t=[0, 2], score=[1, 2]), r"t must hold only 0 and 1"),
+        # the values shown are legal: the NaN is what is wrong, and is said
+        (dict(y=[1, 0, 1], t=[1, np.nan, 0], score=[3, 2, 1]),
+         r"t must hold only 0 and 1; got values \[0.0, 1.0\] and 1 NaN \(missing\)"),
         (dict(y=[0, 1], t=[0, 1, 1], score=[1, 2]), r"t must have the same length as y \(2\)"),
         (dict(y=[0, 1], t=[0, 1], score=[1, np.nan]), "score must be finite"),
         (dict(y=[0, 1], t=[0, 1], score=[1]), "score must have length 2"),

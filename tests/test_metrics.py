@@ -470,6 +470,33 @@ def test_uplift_pcg_identities_with_uplift_curves():
         assert got == pytest.approx(bf_joint_v_sum(yl, tl, sl, 3), abs=1e-12)
 
 
+def test_tie_averaged_uplift_pcg_is_the_mean_over_every_row_order():
+    # brute force: the stable PCG of every permutation of the rows, averaged — each order of
+    # the tied rows equally often — against ties="average" on one order
+    rng = np.random.default_rng(12)
+    for _ in range(12):
+        n = 6
+        y, t = rng.integers(0, 2, n), np.array([1, 0] * 3)
+        if y.max() == 0:
+            y[0] = 1
+        s = rng.integers(0, 3, n).astype(float)
+        perms = [list(p) for p in itertools.permutations(range(n))]
+        cases = [dict(), dict(query="separate"), dict(k=0.5, metric="pcg_cutoff"),
+                 dict(k=4), dict(k=0.5, query="separate", metric="pcg_cutoff")]
+        for kw in cases:
+            mean = np.mean([M.uplift_pcg(y[p], t[p], s[p], **kw) for p in perms])
+            assert M.uplift_pcg(y, t, s, ties="average", **kw) == pytest.approx(mean, abs=1e-12)
+            assert M.uplift_pcg(y[::-1], t[::-1], s[::-1], ties="average",
+                                **kw) == pytest.approx(mean, abs=1e-12)
+        # and the joint Rel PCG is n·AUUC of the curves' default (tie-averaged) order
+        for c in (0.5, 1.0):
+            auuc = curves.auuc(y, t, s, definition="uplift_joint_rel", cutoff=c)
+            got = M.uplift_pcg(y, t, s, k=c, metric="pcg_cutoff", ties="average")
+            assert got == pytest.approx(n * auuc, abs=1e-12)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        M.uplift_pcg(y, t, s, ties="random")
+
+
 def test_uplift_pcg_joint_is_n_times_auuc_of_core_curves():
     rng = np.random.default_rng(9)
     y, t, s = rng.integers(0, 2, 200), rng.integers(0, 2, 200), rng.normal(size=200)

@@ -411,6 +411,7 @@ def uplift_pcg(
     query: str = "joint",
     k: int | float | None = None,
     metric: str = "pcg",
+    ties: str = "stable",
 ) -> float:
     r"""PCG of an uplift ranking in the joint or separate query setting (paper §3.2).
 
@@ -448,6 +449,13 @@ def uplift_pcg(
         cut-off that rounds to 0 rows contributes 0.
     metric : {"pcg", "pcg_cutoff"}, default="pcg"
         Promotion :math:`n - i + 1` (paper) or :math:`K - i + 1` (exact cut-off area).
+    ties : {"stable", "average"}, default="stable"
+        ``"stable"``: tied scores keep row order (the module's convention, and the order the
+        λ-objectives train on).  ``"average"``: the mean PCG over every order of the tied
+        rows — each row of a tie run spanning positions :math:`a \dots b` gets the mean of
+        its promotion :math:`\mathbb 1[p \le K]\,(L - p + 1)` over :math:`p = a \dots b`
+        (:math:`L` = n or K) — so it does not depend on the row order and equals
+        n·AUUC of :mod:`core.evaluation.curves`'s default ``ties="average"`` (joint, Rel).
 
     Returns
     -------
@@ -459,6 +467,7 @@ def uplift_pcg(
     check_choice(labels, "labels", LABEL_SETS)
     check_choice(query, "query", ("joint", "separate"))
     check_choice(metric, "metric", ("pcg", "pcg_cutoff"))
+    check_choice(ties, "ties", ("stable", "average"))
     n = y.shape[0]
     frac, rows = 1.0, None
     if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
@@ -481,9 +490,27 @@ def uplift_pcg(
     else:
         r = rank(rel, s, t.astype(np.int64))  # query 0 = control, query 1 = treated
         cut = np.floor(frac * r.size + 0.5 + 1e-9).astype(np.int64)
+    last = (r.size if metric == "pcg" else cut)[r.qid].astype(np.float64)
+    if ties == "average":
+        return float((r.rel * _mean_promotion(r, cut[r.qid], last)).sum())
     top = r.pos <= cut[r.qid]
-    last = r.size if metric == "pcg" else cut
-    return float((r.rel * top * (last[r.qid] - r.pos + 1.0)).sum())
+    return float((r.rel * top * (last - r.pos + 1.0)).sum())
+
+
+def _mean_promotion(r: Ranked, cut: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Per ranked row, the mean of ``[p <= cut] (last - p + 1)`` over the positions ``p`` of
+    its tie run (equal scores inside one query): an arithmetic series over ``a … min(b, cut)``."""
+    n = r.pos.shape[0]
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = (r.score[1:] != r.score[:-1]) | (r.qid[1:] != r.qid[:-1])
+    run = np.cumsum(new_run) - 1
+    first = np.flatnonzero(new_run)
+    a = r.pos[first][run].astype(np.float64)
+    b = a + np.bincount(run)[run] - 1
+    hi = np.minimum(b, cut)
+    m = np.maximum(hi - a + 1, 0.0)  # positions of the run inside the cut-off
+    total = m * (last + 1) - (a + hi) * m / 2
+    return total / (b - a + 1)
 
 
 # ----------------------------------------------------------------------------- P-nDCG
