@@ -55,3 +55,18 @@ def test_ties_stay_in_one_bin_and_degenerate_bins_warn():
                                                         for w in caught)
     with pytest.warns(UserWarning, match="constant"):
         assert np.isnan(calibration_slope(y, t, np.zeros(8))[0])
+
+
+@pytest.mark.parametrize("y, t, why", [
+    (np.zeros(100, int), np.r_[np.ones(50, int), np.zeros(50, int)], "no responder"),
+    (np.r_[np.ones(50, int), np.zeros(50, int)], np.ones(100, int), "no control row"),
+    (np.r_[np.ones(50, int), np.zeros(50, int)], np.zeros(100, int), "no treated row"),
+])
+def test_no_observable_uplift_is_nan_with_the_reason_never_a_certain_zero(y, t, why):
+    # with an outcome of 0 everywhere Y* = 0: slope 0 with standard error 0 looked certain
+    tau = np.linspace(0, 1, 100)
+    with pytest.warns(UserWarning, match=f"calibration slope is undefined: the data has {why}"):
+        assert np.isnan(calibration_slope(y, t, tau)).all()
+    with pytest.warns(UserWarning, match=f"observed uplift is undefined: the data has {why}"):
+        table = calibration_table(y, t, tau, n_bins=2)
+    assert table[["observed", "low", "high"]].isna().all().all() and len(table) == 2

@@ -40,6 +40,16 @@ from core.evaluation.metrics import transformed_outcome
 __all__ = ["calibration_slope", "calibration_table"]
 
 
+def _undefined_because(y: np.ndarray, t: np.ndarray) -> str:
+    """Why no uplift can be observed on these rows ("" when it can)."""
+    n_t = int(t.sum())
+    if n_t == 0:
+        return "the data has no treated row"
+    if n_t == t.shape[0]:
+        return "the data has no control row"
+    return "" if y.any() else "the data has no responder (the outcome is 0 in every row)"
+
+
 def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
                       level: float = 0.95) -> pd.DataFrame:
     """Predicted vs observed uplift by quantile bin of the predicted uplift.
@@ -61,6 +71,10 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     y, t, tau = check_uplift_inputs(y, t, tau_hat)
     n_bins = check_positive_int(n_bins, "n_bins")
     level = check_level(level)
+    nothing = _undefined_because(y, t)
+    if nothing:
+        warnings.warn(f"The observed uplift is undefined: {nothing}; every bin is nan.",
+                      UndefinedMetricWarning, stacklevel=2)
     ranks = stats.rankdata(tau, method="min")  # equal predictions share a rank
     b = np.minimum((ranks - 1) * n_bins // y.shape[0], n_bins - 1)
     z = stats.norm.ppf(0.5 + level / 2)
@@ -68,9 +82,9 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     for j in np.unique(b):
         m = b == j
         yt, yc = y[m & (t == 1)].astype(float), y[m & (t == 0)].astype(float)
-        if yt.size == 0 or yc.size == 0:
+        if nothing or yt.size == 0 or yc.size == 0:
             obs = se = np.nan
-            missing += 1
+            missing += not nothing
         else:
             obs = yt.mean() - yc.mean()
             se = np.sqrt((yt.var(ddof=1) if yt.size > 1 else 0.0) / yt.size
@@ -98,9 +112,16 @@ def calibration_slope(y: Any, t: Any, tau_hat: Any, *,
     Returns
     -------
     (slope, standard_error) : tuple of float
-        ``nan`` (with a warning) when ``tau_hat`` is constant.
+        ``nan`` (with a warning) when ``tau_hat`` is constant, the data has no treated row,
+        no control row or no responder (an outcome of 0 everywhere: ``Y* = 0``, a slope of
+        0 with a standard error of 0 would look certain), or fewer than 3 rows.
     """
     y, t, tau = check_uplift_inputs(y, t, tau_hat)
+    nothing = _undefined_because(y, t) or ("it has fewer than 3 rows" if y.shape[0] < 3 else "")
+    if nothing:
+        warnings.warn(f"The calibration slope is undefined: {nothing}; returning nan.",
+                      UndefinedMetricWarning, stacklevel=2)
+        return float("nan"), float("nan")
     y_star = transformed_outcome(y, t, propensity=propensity)
     x = tau - tau.mean()
     sxx = float(x @ x)
