@@ -272,3 +272,14 @@ def test_trouble_below_the_csv_type_inference_is_a_data_error(tmp_path, tail):
     with pytest.raises(DataError, match="late.csv could not be read to the end: a value that "
                                         "is not a number"):
         load_ab_file(path, treatment="treatment", outcome="visit")
+
+
+def test_float32_effect_and_scores_are_kept_as_float32():
+    # a 14M-row τ(x) upcast to float64 was a second 112 MB copy
+    d = make_criteo_like(100, random_state=0)
+    assert d.tau.dtype == np.float32
+    from core.data import ABData
+
+    kept = ABData(X=d.X, y=d.y, t=d.t, tau=d.tau, scores={"s": d.tau, "l": [0.5] * 100})
+    assert kept.tau is d.tau and kept.scores["s"] is d.tau
+    assert kept.scores["l"].dtype == np.float64

@@ -496,6 +496,16 @@ def test_predict_before_fit_and_with_wrong_columns(make, small):
     with pytest.raises(ValueError, match="X must be a pandas DataFrame: the model was fitted "
                                          "with categorical columns"):
         model.predict(small.X[["recency", "age"]].to_numpy())
+    # no rows: no scores, as the forest (LightGBM itself refuses an empty frame)
+    empty = model.predict(small.X.iloc[:0])
+    assert empty.shape == (0,) and empty.dtype == np.float64
+
+
+def test_rankers_predict_no_rows_as_an_empty_array():
+    X, rel, qid = _ranking_data(10, 20, seed=0)
+    for model in (LambdaMARTRanker("auc", n_estimators=3, num_threads=1, random_state=0),
+                  PointwiseRanker(n_estimators=3, num_threads=1, random_state=0)):
+        assert model.fit(X, rel, qid).predict(X[:0]).shape == (0,)
 
 
 def test_bad_ranker_arguments():

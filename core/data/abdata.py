@@ -34,6 +34,12 @@ class DataError(ValueError):
     """
 
 
+def _float(values) -> np.ndarray:
+    """``values`` as a float array: float32 kept as it is, anything else as float64."""
+    arr = np.asarray(values)
+    return arr if arr.dtype == np.float32 else arr.astype(np.float64, copy=False)
+
+
 @dataclass
 class ABData:
     """A randomised A/B test ready for uplift modelling.
@@ -54,9 +60,10 @@ class ABData:
         Plain sentences about what happened while reading: rows or columns dropped,
         missing values kept, encoding fallbacks.
     scores : dict of str to array of float
-        Ready-made ranking scores carried with the data (e.g. ``{"true effect τ(x)": tau}``).
+        Ready-made ranking scores carried with the data (e.g. ``{"true effect τ(x)": tau}``);
+        float32 kept, other dtypes stored as float64.
     tau : array of float or None
-        True individual treatment effect, when known (synthetic data).
+        True individual treatment effect, when known (synthetic data); float32 kept.
     description : str
         Longer text with the source and citation.
     source_columns : dict
@@ -104,14 +111,16 @@ class ABData:
                 )
         if not self.X.index.equals(pd.RangeIndex(n)):
             self.X = self.X.reset_index(drop=True)
-        self.scores = {k: np.asarray(v, dtype=np.float64) for k, v in self.scores.items()}
+        # float32 stays float32 (a 14M-row τ or score is 56 MB, not 112), the rest float64
+        self.scores = {k: _float(v) for k, v in self.scores.items()}
         self.extra = {k: np.asarray(v) for k, v in self.extra.items()}
         if self.tau is not None:
-            self.tau = np.asarray(self.tau, dtype=np.float64)
+            self.tau = _float(self.tau)
         if self.ids is not None:
             self.ids = np.asarray(self.ids)
-        for label, arr in [*([("ids", self.ids)] if self.ids is not None else []),*(("scores[" + repr(k) + "]", v) for k, v in self.scores.items()),
-                           *(("extra[" + repr(k) + "]", v) for k, v in self.extra.items()),
+        for label, arr in [*([("ids", self.ids)] if self.ids is not None else []),
+                           *((f"scores[{k!r}]", v) for k, v in self.scores.items()),
+                           *((f"extra[{k!r}]", v) for k, v in self.extra.items()),
                            *([("tau", self.tau)] if self.tau is not None else [])]:
             if arr.shape[:1] != (n,):
                 raise ValueError(f"{label} must have length {n}; got shape {arr.shape}.")

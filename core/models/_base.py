@@ -235,6 +235,14 @@ def seed_from(random_state: Any) -> int | None:
 
 
 # --------------------------------------------------------------------------- base class
+def predict_rows(booster: Any, frame: pd.DataFrame, **kwargs: Any) -> np.ndarray:
+    """``booster.predict(frame, **kwargs)``; no rows give an empty float64 array (LightGBM
+    refuses an empty frame: "Input data must be 2 dimensional and non empty")."""
+    if frame.shape[0] == 0:
+        return np.empty(0, dtype=np.float64)
+    return booster.predict(frame, **kwargs)
+
+
 class BaseModel(BaseEstimator):
     """Fitted state, progress reporting and JSON (de)serialisation for every model.
 

@@ -83,6 +83,7 @@ from core.models._base import (
     check_callback,
     check_uplift_fit,
     is_binary_outcome,
+    predict_rows,
 )
 from core.models.lambdamart import LambdaMARTRanker, LambdaMARTUplift
 from core.models.linear_ranker import LinearPairwiseAUC
@@ -223,7 +224,7 @@ class FlippedLabel(_LightGBMUplift):
     def predict(self, X: Any) -> np.ndarray:
         """Uplift score :math:`2P(Z=1\\mid x) - 1` in [−1, 1]."""
         frame = self._features(X)
-        return 2.0 * self.booster_.predict(frame) - 1.0
+        return 2.0 * predict_rows(self.booster_, frame) - 1.0
 
 
 class TwoModel(_LightGBMUplift):
@@ -272,7 +273,7 @@ class TwoModel(_LightGBMUplift):
     def predict(self, X: Any) -> np.ndarray:
         """Uplift score :math:`p_T(x) - p_C(x)` in [−1, 1]."""
         frame = self._features(X)
-        return self.booster_t_.predict(frame) - self.booster_c_.predict(frame)
+        return predict_rows(self.booster_t_, frame) - predict_rows(self.booster_c_, frame)
 
 
 class TransformedOutcome(_LightGBMUplift):
@@ -310,7 +311,7 @@ class TransformedOutcome(_LightGBMUplift):
     def predict(self, X: Any) -> np.ndarray:
         """Uplift score :math:`\\hat E[Y^* \\mid x]` (in the outcome's units)."""
         frame = self._features(X)
-        return self.booster_.predict(frame)
+        return predict_rows(self.booster_, frame)
 
 
 #: Name of the treatment-flag feature of :class:`DummyTreatment`.
@@ -368,8 +369,8 @@ class DummyTreatment(_LightGBMUplift):
         frame = self._features(X)
         n = frame.shape[0]
         cols = self.interaction_columns_
-        treated = self.booster_.predict(_with_treatment(frame, np.ones(n), cols))
-        control = self.booster_.predict(_with_treatment(frame, np.zeros(n), cols))
+        treated = predict_rows(self.booster_, _with_treatment(frame, np.ones(n), cols))
+        control = predict_rows(self.booster_, _with_treatment(frame, np.zeros(n), cols))
         return treated - control
 
     def _state_to_dict(self) -> dict:

@@ -40,6 +40,7 @@ from core.models._base import (
     ValidationSet,
     check_callback,
     check_uplift_fit,
+    predict_rows,
 )
 from core.objectives import CUTOFF_METRICS
 from core.objectives import lambdas as objectives
@@ -89,7 +90,7 @@ class _LambdaMARTBase(LightGBMParams, BaseModel):
     def predict(self, X: Any) -> np.ndarray:
         """Ranking score: the raw model output (higher = ranked first)."""
         frame = self._features(X)
-        return self.booster_.predict(frame, raw_score=True)
+        return predict_rows(self.booster_, frame, raw_score=True)
 
     def _state_to_dict(self) -> dict:
         return {"booster": self.booster_.model_to_string(),

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from core._validation import check_scores
-from core.models._base import BaseModel, FeatureInfo, LightGBMParams, check_callback
+from core.models._base import (BaseModel, FeatureInfo, LightGBMParams, check_callback,
+                              predict_rows)
 from core.models.lambdamart import ranking_queries, validation_set
 
 __all__ = ["PointwiseRanker"]
@@ -93,7 +94,7 @@ class PointwiseRanker(LightGBMParams, BaseModel):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted grade (higher = ranked first)."""
         frame = self._features(X)  # checks that the model is fitted
-        return self.booster_.predict(frame)
+        return predict_rows(self.booster_, frame)
 
     def _state_to_dict(self) -> dict:
         return {"booster": self.booster_.model_to_string()}
