@@ -27,6 +27,7 @@ __all__ = [
     "check_level",
     "check_positive_int",
     "check_positive_number",
+    "check_probabilities",
     "check_scores",
     "check_outcome",
     "check_uplift_inputs",
@@ -246,8 +247,11 @@ def check_group_ids(values: Any, name: str = "group", *, n: int) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-d array of query ids; got shape {arr.shape}.")
     if arr.shape[0] != n:
         raise ValueError(f"{name} must have length {n} (one id per row); got {arr.shape[0]}.")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN; got {int(np.isnan(arr).sum())} NaN id(s).")
+    missing = (np.isnan(arr) if arr.dtype.kind == "f"
+               else pd_isna(arr) if arr.dtype.kind == "O" else None)
+    if missing is not None and missing.any():  # an object column of ids may hold NaN / None
+        raise ValueError(f"{name} must not contain NaN (or None); got {int(missing.sum())} "
+                         "missing id(s).")
     if arr.dtype.kind not in "biufUSO":
         raise ValueError(f"{name} must hold numbers or strings; got dtype {arr.dtype}.")
     try:  # object arrays (e.g. a pandas column of strings) must hold comparable ids
@@ -257,6 +261,13 @@ def check_group_ids(values: Any, name: str = "group", *, n: int) -> np.ndarray:
             f"{name} must hold numbers or strings of one kind (no None or mixed types)."
         ) from None
     return codes.astype(np.int64, copy=False).reshape(-1)
+
+
+def pd_isna(arr: np.ndarray) -> np.ndarray:
+    """``pandas.isna`` of an object array (NaN, None, pd.NA, NaT), imported when needed."""
+    import pandas as pd
+
+    return np.asarray(pd.isna(arr), dtype=bool)
 
 
 def as_generator(random_state: Any) -> np.random.Generator:
@@ -285,10 +296,22 @@ def check_positive_number(value: Any, name: str, what: str) -> float:
     0.5
     """
     message = f"{name} must be a positive number ({what}); got {value!r}."
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(message)
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(message) from None
-    if isinstance(value, (bool, np.bool_)) or not (np.isfinite(v) and v > 0):
+    if not (np.isfinite(v) and v > 0):
         raise ValueError(message)
     return v
+
+
+def check_probabilities(values: Any, name: str, *, n: int, why: str = "") -> np.ndarray:
+    """``values`` as ``n`` finite float64 numbers in [0, 1], else ``ValueError`` naming the
+    range found (``why`` is added after the name, e.g. " with discount='probability'")."""
+    p = check_scores(values, name, n=n)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError(f"{name} must hold probabilities in [0, 1]{why}; got values in "
+                         f"[{p.min():g}, {p.max():g}].")
+    return p

@@ -317,6 +317,16 @@ def test_csv_and_parquet_round_trip():
     np.testing.assert_array_equal(back.ids, world.ids)
 
 
+def test_hashed_64_bit_query_ids_stay_distinct_and_unchanged():
+    # 2**53 + 1 and 2**53 are one float64: read through float they merged into one query
+    big = 2**53
+    csv = (f"qid,relevance,f1\n{big + 1},1,0.2\n{big + 1},0,0.3\n{big},1,0.5\n{big},0,0.1\n"
+           f"{2**63 - 1},1,0.4\n{2**63 - 1},0,0.6\n").encode()
+    d = read_ltr_table(csv)
+    assert d.qid.dtype == np.int64 and d.n_queries == 3
+    assert d.qid.tolist() == [big + 1, big + 1, big, big, 2**63 - 1, 2**63 - 1]
+
+
 def test_table_from_letor_round_trip_and_semicolon_csv(tmp_path):
     d = read_letor(GOOD)
     text = d.to_frame().to_csv(index=False, sep=";")

@@ -25,6 +25,7 @@ from sklearn.metrics import (
 from core._validation import UndefinedMetricWarning
 from core.evaluation import curves
 from core.evaluation import metrics as M
+from core.evaluation.per_query import per_query_metrics
 
 NAN = float("nan")
 
@@ -254,6 +255,8 @@ def test_object_group_ids_from_pandas():
     got = M.dcg(rel, score, group=pd.Series(["a", "b", "a", "b"]))
     assert got == pytest.approx(M.dcg(rel, score, group=[0, 1, 0, 1]))
     with pytest.raises(ValueError, match="group must hold numbers or strings of one kind"):
+        M.dcg(rel, score, group=np.array(["a", "b", "a", 1], dtype=object))
+    with pytest.raises(ValueError, match=r"group must not contain NaN \(or None\)"):
         M.dcg(rel, score, group=np.array(["a", None, "a", 1], dtype=object))
 
 
@@ -629,6 +632,10 @@ def _pn(**kw):
         (lambda: M.cg(["a", "b"], [1, 2]), "y_true must be numeric; got dtype <U1"),
         (lambda: M.auc([1, 0, 1], [1, 2, 3], group=[0, 1]), r"group must have length 3 \(one id"),
         (lambda: M.dcg([1, 0], [1, 2], group=[0.0, np.nan]), "group must not contain NaN"),
+        # a pandas object column with NaN: np.unique kept each NaN a query of its own
+        (lambda: M.auc([1, 0, 0, 1], [1, 2, 3, 4], group=pd.Series([1.0, np.nan, 1.0, None],
+                                                                   dtype=object)),
+         r"group must not contain NaN \(or None\); got 2 missing id"),
         (lambda: M.dcg([1, 0], [1, 2], k=0), "k must be None or a positive integer; got 0"),
         (lambda: M.dcg([1, 0], [1, 2], k=2.0), "k must be None or a positive integer; got 2.0"),
         (lambda: M.dcg([1, 0], [1, 2], k=True), "k must be None or a positive integer; got True"),
@@ -650,6 +657,11 @@ def _pn(**kw):
         (lambda: M.p_ndcg([1, 0], [1.5, 0.2]), r"p_score must hold probabilities in \[0, 1\]"),
         (lambda: _pn(discount="zipf_beta"), "beta must be a finite number > 0"),
         (lambda: _pn(beta=2.0), "beta is only used with discount='zipf_beta'"),
+        (lambda: _pn(discount="zipf_beta", beta="2"), r"beta must be a positive number .*'2'"),
+        # per query, as p_ndcg: a "probability" of 3 gave a P-nDCG of 0.6 without a word
+        (lambda: per_query_metrics([1, 0, 1, 0], [2.0, 3.0, 1.0, 0.5], [1] * 4,
+                                   probability=[2.0, 3.0, 1.0, 0.5]),
+         r"probability must hold probabilities in \[0, 1\]; got values in \[0.5, 3\]"),
         (lambda: _pn(discount="exp"), "discount must be one of 'probability'"),
     ],
 )

@@ -118,3 +118,21 @@ def test_verdict_states_the_numbers():
     none = verdict(table[(table.run_a == "same") & (table.run_b == "twin")].iloc[0],
                    metric_label="AUC")
     assert none.startswith("No significant difference between same and twin on AUC")
+
+
+def test_the_verdict_names_the_level_compare_runs_tested():
+    # p = 0.024 (t-test on these six pairs): significant at 0.05, not at 0.01
+    a = pd.DataFrame({"m": [0.50, 0.60, 0.70, 0.55, 0.65, 0.58]})
+    b = pd.DataFrame({"m": [0.45, 0.58, 0.62, 0.56, 0.60, 0.52]})
+    d = a["m"] - b["m"]
+    from scipy import stats
+
+    p = 2 * stats.t.sf(abs(d.mean() / (d.std(ddof=1) / np.sqrt(6))), 5)
+    assert 0.01 < p < 0.05
+    strict = compare_runs({"A": a, "B": b}, metrics="m", alpha=0.01).iloc[0]
+    assert not strict["significant"] and strict["alpha"] == 0.01
+    assert verdict(strict).endswith(f"p = {p:.3f}, 6 queries; not below 0.01).")
+    assert verdict(compare_runs({"A": a, "B": b}, metrics="m").iloc[0]).startswith("A beats B")
+    for bad in ("0.05", True, 1.0):
+        with pytest.raises(ValueError, match="alpha must be a number in"):
+            compare_runs({"A": a, "B": b}, metrics="m", alpha=bad)

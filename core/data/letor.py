@@ -700,7 +700,11 @@ def read_ltr_table(source: Any, *, query: str = "qid", relevance: str = "relevan
         i = int(np.argmax(qcol.isna().to_numpy()))
         raise DataError(f"The query column {query!r} is missing on {where(i)}.")
     qnum = pd.to_numeric(qcol, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    if np.isfinite(qnum).all() and np.all(np.mod(qnum, 1) == 0) and qcol.dtype.kind in "iuf":
+    if qcol.dtype.kind == "i" or (qcol.dtype.kind == "u"
+                                  and qcol.max() <= np.iinfo(np.int64).max):
+        # integer ids as read: no trip through float64 (ids above 2**53 stay distinct)
+        qid = qcol.to_numpy().astype(np.int64)
+    elif np.isfinite(qnum).all() and np.all(np.mod(qnum, 1) == 0) and qcol.dtype.kind == "f":
         qid = qnum.astype(np.int64)
     else:
         qid = qcol.astype(str).to_numpy().astype(str)

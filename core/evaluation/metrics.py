@@ -45,6 +45,8 @@ from core._validation import (
     check_choice,
     check_cutoff,
     check_fraction,
+    check_positive_number,
+    check_probabilities,
     check_scores,
     check_uplift_inputs,
 )
@@ -555,16 +557,14 @@ def p_ndcg(
     y = check_binary(y_true, "y_true")
     if y.shape[0] == 0:
         raise ValueError("y_true must contain at least one row; got an empty array.")
-    p = check_scores(p_score, "p_score", n=y.shape[0])
     check_choice(discount, "discount", DISCOUNTS)
-    if discount == "probability" and ((p < 0) | (p > 1)).any():
-        raise ValueError(
-            "p_score must hold probabilities in [0, 1] with discount='probability'; "
-            f"got values in [{p.min():g}, {p.max():g}]."
-        )
+    p = (check_probabilities(p_score, "p_score", n=y.shape[0],
+                             why=" with discount='probability'")
+         if discount == "probability" else check_scores(p_score, "p_score", n=y.shape[0]))
     if discount == "zipf_beta":
-        if beta is None or not np.isfinite(beta) or beta <= 0:
-            raise ValueError(f"beta must be a finite number > 0 for 'zipf_beta'; got {beta!r}.")
+        if beta is None:
+            raise ValueError("beta must be a finite number > 0 for 'zipf_beta'; got None.")
+        beta = check_positive_number(beta, "beta", "the exponent of 'zipf_beta'")
     elif beta is not None:
         raise ValueError(f"beta is only used with discount='zipf_beta'; got beta={beta!r}.")
     n_pos = int(y.sum())

@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import UndefinedMetricWarning, check_choice, check_positive_int
+from core._validation import (
+    UndefinedMetricWarning,
+    check_choice,
+    check_positive_int,
+    check_positive_number,
+    check_probabilities,
+)
 from core.evaluation._kernel import ranking_order, tie_run_ends
 from core.evaluation._queries import checked_lists, rank
 from core.evaluation.auc_metrics import _auc_per_query, _mauc_per_query
@@ -163,7 +169,7 @@ def per_query_metrics(relevance: Any, score: Any, qid: Any, *, k: int = 10,
     k_q = r.cutoff(k)
     n_classes = max(np.unique(y[y > 0]).shape[0], 1)
     p = (score_to_probability(s, y > 0) if probability is None
-         else checked_lists(positive, probability, None)[1])
+         else check_probabilities(probability, "probability", n=y.shape[0]))
     pr = rank(positive, p, codes)
     n_pos = pr.per_query(pr.rel)
     dcg_p = pr.per_query(pr.rel * pr.score)
@@ -216,15 +222,11 @@ def discount_table(relevance: Any, probability: Any = None, *,
     g = checked_lists(relevance, np.zeros(np.shape(relevance)[0]), None)[0]
     if (g < 0).any():
         raise ValueError(f"relevance must be grades ≥ 0; got a minimum of {g.min():g}.")
-    if not np.isfinite(beta) or beta <= 0:
-        raise ValueError(f"beta must be a finite number > 0; got {beta!r}.")
+    beta = check_positive_number(beta, "beta", "the exponent of 'zipf_beta'")
     i = np.arange(1, g.shape[0] + 1, dtype=np.float64)
     weights = {"log2": 1.0 / np.log2(i + 1.0), "zipf": 1.0 / i, "zipf_beta": i ** -float(beta)}
     if probability is not None:
-        p = checked_lists(g, probability, None)[1]
-        if ((p < 0) | (p > 1)).any():
-            raise ValueError("probability must hold values in [0, 1]; got values in "
-                             f"[{p.min():g}, {p.max():g}].")
+        p = check_probabilities(probability, "probability", n=g.shape[0])
         order = np.argsort(-p, kind="stable")
         g = g[order]
         weights["probability"] = p[order]

@@ -139,12 +139,13 @@ def compare_runs(per_query: Mapping[str, pd.DataFrame], *, metrics: Any,
         One row per (metric, pair): ``metric, run_a, run_b, mean_a, mean_b, difference``
         (mean of a − b over the pair's queries), ``n_queries, statistic, p_value,
         p_adjusted, significant, winner`` (the run with the higher mean when significant,
-        else ``""``), plus ``correction`` and ``n_pairs``.
+        else ``""``), plus ``correction``, ``n_pairs`` and ``alpha`` (the level tested).
     """
     check_choice(test, "test", PAIRED_TESTS)
     check_choice(correction, "correction", CORRECTIONS)
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, np.number)) \
+            or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}.")
     names = list(per_query)
     if len(names) < 2:
         raise ValueError(f"per_query must hold at least two runs; got {len(names)}.")
@@ -185,19 +186,24 @@ def compare_runs(per_query: Mapping[str, pd.DataFrame], *, metrics: Any,
                            if r["significant"] else "")
             r["correction"] = correction
             r["n_pairs"] = int(finite.sum())
+            r["alpha"] = float(alpha)
         rows.extend(part)
     return pd.DataFrame(rows, columns=["metric", "run_a", "run_b", "mean_a", "mean_b",
                                        "difference", "n_queries", "statistic", "p_value",
                                        "p_adjusted", "significant", "winner", "correction",
-                                       "n_pairs"])
+                                       "n_pairs", "alpha"])
 
 
 def _fmt_p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def verdict(row: Mapping, *, metric_label: str | None = None, alpha: float = 0.05) -> str:
+def verdict(row: Mapping, *, metric_label: str | None = None,
+            alpha: float | None = None) -> str:
     """One comparison of :func:`compare_runs` in plain words.
+
+    ``alpha`` is the level the sentence names for "not significant"; default the row's own
+    ``alpha`` (the level :func:`compare_runs` tested), else 0.05.
 
     >>> verdict({"metric": "mauc", "run_a": "λ-MAUC", "run_b": "Linear", "mean_a": 0.734,
     ...          "mean_b": 0.701, "difference": 0.033, "n_queries": 156, "p_value": 0.001,
@@ -206,6 +212,8 @@ def verdict(row: Mapping, *, metric_label: str | None = None, alpha: float = 0.0
     "λ-MAUC beats Linear on MAUC (0.734 vs 0.701, p = 0.003 after Holm's correction over 3 pairs, 156 queries)."
     """
     label = metric_label or str(row["metric"])
+    if alpha is None:
+        alpha = row.get("alpha", 0.05)
     p = row["p_adjusted"]
     if not np.isfinite(p):
         return (f"{row['run_a']} and {row['run_b']} cannot be compared on {label}: fewer than "
