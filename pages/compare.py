@@ -197,6 +197,7 @@ with common.guard("Comparing the runs"):
         cutoff=cutoff, splits=splits, cuts=cuts, summary=summary, reference=reference,
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
         ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
+        planned_share=common.planned_share(data)[::2],
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     e3.download_button("Report (one HTML file)", report, "uprank_report.html", "text/html",
                        key="cmp_dl_report", on_click="ignore")

@@ -142,13 +142,12 @@ if (few := hygiene.small_cells_note(data.y, data.t)) is not None:
 if data.multiarm is not None:
     arms_view.data_section(data)
 else:
-    choice, source = common.current_choice(), common.current_source()
+    source = common.current_source()
     design, note, assumed = datasets.srm_design(data.t, *(source or (None, ())))
     left, right = st.columns(2)
     with left:
         st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
-        common.remember("data_share", round(design, 4),
-                        shared=f"data_share {choice.to_params()}")
+        common.remember("data_share", round(design, 4), shared=common.share_key())
         share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01,
                                 key="data_share", help=GLOSSARY["SRM"])
         st.caption(note)

@@ -1,5 +1,7 @@
 """Train: queue uplift models in the background, watch progress, cancel, keep runs."""
 
+import time
+
 import streamlit as st
 
 from core.evaluation.metrics import LABEL_SETS
@@ -94,6 +96,12 @@ show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
 @st.fragment(run_every=1.0)
 def job_panel():
     jobs = runner.jobs(session=sid)
+    # jobs still running for a tab that was reloaded or closed (its session is gone): shown
+    # here too, so they can be followed and cancelled
+    mine = {job.job_id for job in jobs}
+    since = st.session_state.setdefault("train_since", time.time())
+    jobs += [job for job in runner.jobs() if job.job_id not in mine and job.kind == "train"
+             and (not job.is_final or (job.finished or 0) >= since)]
     if newly_done(jobs, st.session_state.get("train_done", set())):
         st.rerun(scope="app")  # a run finished: refresh "Trained runs"
     shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]
@@ -108,7 +116,10 @@ def job_panel():
         if job.fingerprint != fingerprint:  # shown with all datasets: say it is not this one
             st.caption(":material/swap_horiz: On another dataset than the current one: "
                        f"**{job.data_name or 'not named'}**")
-        draw_job(job, runner, sid, key=f"cancel_{job.job_id}")
+        if job.job_id not in mine:
+            st.caption(":material/tab: Started in another tab or before a reload; Cancel "
+                       "stops it for every tab.")
+        draw_job(job, runner, sid if job.job_id in mine else None, key=f"cancel_{job.job_id}")
 
 
 job_panel()

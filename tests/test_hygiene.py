@@ -49,6 +49,12 @@ def test_srm_balanced_hillstrom_counts_pass():
     assert "No sample ratio mismatch" in res.attrs["verdict"]
 
 
+def test_a_gross_mismatch_reads_p_below_0_001_never_p_0():
+    res = srm_test(np.r_[np.ones(849_716, int), np.zeros(150_284, int)])
+    assert res.attrs["srm"] and res.attrs["pvalue"] < 1e-300
+    assert "p < 0.001)" in res.attrs["verdict"] and "p = 0" not in res.attrs["verdict"]
+
+
 def test_srm_validation():
     with pytest.raises(ValueError, match="t must hold only 0 and 1"):
         srm_test([0, 1, 2])

@@ -88,6 +88,24 @@ def test_cancel_a_long_job():
     assert len(lines) == 1
 
 
+def test_a_job_of_a_reloaded_tab_is_shown_and_can_be_cancelled():
+    # a reload starts a new session: the running job was listed by the old session only
+    first = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(first.switch_page("pages/train.py").run())
+    first.multiselect(key="train_models").set_value(
+        ["LambdaMART uplift (Devriendt et al. 2020)"])
+    first.radio(key="train_preset").set_value("paper")
+    assert_clean(first.radio(key="train_scheme").set_value("repeated").run())
+    assert_clean(first.button(key="train_go").click().run())
+    again = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(again.switch_page("pages/train.py").run())
+    lines = wait_for(again, ("cancelled",), cancel_when_running=True)
+    assert len(lines) == 1 and lines[0].startswith("**LambdaMART")
+    assert "Started in another tab or before a reload" in texts(again.caption)
+    assert "Cancelled" in texts(again.warning)
+    assert [s.state for s in _runner().jobs() if s.state in ("queued", "running")] == []
+
+
 def test_failing_job_shows_a_message_not_an_exception(rng):
     n = 60
     t = [i % 2 for i in range(n)]

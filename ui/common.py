@@ -166,6 +166,24 @@ def current_choice() -> DatasetChoice:
     return _choice()
 
 
+def share_key() -> str:
+    """Session key of the treated share the analyst planned for the current dataset."""
+    return f"data_share {current_choice().to_params()}"
+
+
+def planned_share(data: ABData) -> tuple[float, str, bool]:
+    """``(planned treated share, where the default comes from, assumed?)`` for the SRM test:
+    the share typed on the Data page for this dataset, else its design
+    (:func:`core.data.srm_design`).  ``assumed`` is True while the share is the data's own
+    rounded share (an upload without a known design), not one the analyst gave."""
+    source = current_source()
+    design, note, assumed = datasets.srm_design(data.t, *(source or (None, ())))
+    typed = st.session_state.get(share_key())
+    if typed is None:
+        return design, note, assumed
+    return float(typed), note, assumed and abs(float(typed) - round(design, 4)) < 1e-9
+
+
 def _choice() -> DatasetChoice:
     """The session's choice; derived once when the data was put in the session state
     directly (as tests do)."""

@@ -163,11 +163,13 @@ def deciles(ids: tuple, _splits, label: str):
 
 def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cuts, summary,
                    reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500,
-                   several_arms=None):
+                   several_arms=None, planned_share: tuple[float, bool] = (0.5, False)):
     """A zero-argument callable building the HTML report (run only when the download is
     clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
     the dataset summary with its SRM test, readable configurations and the takeaway;
-    ``several_arms`` (a callable giving a per-arm run's report sections) adds that run."""
+    ``several_arms`` (a callable giving a per-arm run's report sections) adds that run;
+    ``planned_share`` is ``(treated share, assumed?)`` of the SRM test, as on the Data page
+    (:func:`ui.common.planned_share`)."""
     from core.data import hygiene
     from core.evaluation.across_splits import pooling_note
     from core.evaluation.curves import DEFINITIONS
@@ -188,9 +190,14 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         n_splits = len(splits)
         text = takeaway(paired, ranks, cutoff=cutoff, reference=labels[reference],
                         n_splits=n_splits, definition=definition, n_boot=n_boot)
+        share, assumed = planned_share
+        srm = hygiene.srm_test(data.t, expected_treated_share=share)
+        if assumed:
+            srm.attrs["verdict"] += (" The planned share was not given: it is the observed "
+                                     "share rounded to 5 %, so only a gross mismatch shows.")
         html = comparison_report(
             f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
-            srm=hygiene.srm_test(data.t), figures=figures,
+            srm=srm, figures=figures,
             auuc=auuc_display(summary, boot, least=least_decimals(definition)),
             paired=paired, ranks=ranks,
             depth=depth_display(depth), deciles=decile_parts,

@@ -39,9 +39,12 @@ def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:
     return {job.job_id for job in jobs if job.state == "done"} - set(seen)
 
 
-def draw_job(job: JobStatus, runner: JobRunner, session: str, *, key: str,
+def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str,
              container=None, title: bool = True) -> None:
-    """A bordered box: title and state, progress bar and Cancel while it runs, how it ended."""
+    """A bordered box: title and state, progress bar and Cancel while it runs, how it ended.
+
+    Cancel detaches ``session`` from the job (it stops when no other session wants it);
+    ``session=None`` stops it for every session (a job whose tab was reloaded or closed)."""
     box = (container or st).container(border=True)
     head, button = box.columns([5, 1])
     if title:

@@ -93,7 +93,8 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     verdict = (
         f"Sample ratio mismatch: {observed[0]:,.0f} treated vs {observed[1]:,.0f} control is "
         f"unlikely under a planned {planned} treated share (χ² = {statistic:.2f}, "
-        f"p = {pvalue:.2g} < {alpha:g}). Check assignment and logging before trusting results."
+        + ("p < 0.001" if pvalue < 0.001 else f"p = {pvalue:.2g} < {alpha:g}")
+        + "). Check assignment and logging before trusting results."
         if srm else
         f"No sample ratio mismatch: {observed[0]:,.0f} treated vs {observed[1]:,.0f} control is "
         f"consistent with a {planned} treated share (χ² = {statistic:.2f}, p = {pvalue:.2g})."
