@@ -106,7 +106,8 @@ with common.guard("Comparing the runs"):
     st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
             if DEFINITIONS[definition].units == "relative" else "extra responders (a count)")
-    st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
+    st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
+               f"height there times x), in {unit}; "
                "higher is better. " + pooling_note(n_splits, bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines.")
     if paired is not None:

@@ -84,7 +84,8 @@ with common.guard("Computing the curves"):
                     key="curves_chart")
 
     st.subheader("Area under the curve", help=GLOSSARY["AUUC"])
-    st.caption(f"AUUC@x % = the curve's average height from 0 to x % targeted, in {unit}; "
+    st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
+               f"height there times x), in {unit}; "
                "higher is better, compare it with Random targeting. Paper's mean convention: "
                "separate = (1/100)·Σ V(p), joint = (1/n)·Σ V(k), summed up to the cut-off. "
                f"{PERFECT} ranks treated responders first and control responders last. "

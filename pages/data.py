@@ -92,13 +92,16 @@ with file_tab:
     if st.button("Create a 1M-row Criteo-like Parquet file to try this", key="data_file_demo"):
         with common.guard("Writing the test file"):
             st.session_state["data_file_path"] = str(common.demo_parquet())
-    common.remember("data_file_path", "")
+    opened = common.current_choice().file  # the file in use (also after a reload): shown
+    common.remember("data_file_path", opened[0] if opened else "")
     path = st.text_input("Path of a Parquet or CSV file", key="data_file_path",
                          placeholder="/data/criteo-uplift-v2.1.parquet").strip()
     if path:
         with common.guard("Reading the file"):
             columns = common.file_columns(path)
             t_at, y_at = common.default_columns(columns)
+            if opened and opened[0] == path and {opened[1], opened[2]} <= set(columns):
+                t_at, y_at = columns.index(opened[1]), columns.index(opened[2])
             c1, c2 = st.columns(2)
             treatment = c1.selectbox("Treatment column (0/1)", columns, key="data_file_t",
                                      index=t_at)
@@ -109,12 +112,17 @@ with file_tab:
                 m = st.columns(5)
                 common.count_metric(m[0], "Rows", info["rows"])
                 m[1].metric("Columns", f"{len(info['columns']):,}")
-                m[2].metric("Size on disk", f"{info['bytes'] / 1e6:,.0f} MB")
+                m[2].metric("Size on disk", common.size_text(info["bytes"]))
                 m[3].metric("Treated share", f"{info['treated share']:.1%}")
-                m[4].metric("Effect on the outcome (ATE)",
-                            f"{info['outcome treated'] - info['outcome control']:+.2%}")
+                m[4].metric("Effect on the outcome (ATE)", common.points_text(
+                    info["outcome treated"] - info["outcome control"]),
+                    help="Outcome rate of the treated minus that of the control rows, in "
+                         "percentage points.")
                 st.caption("Read from the file's metadata and its two arm / outcome columns "
                            "only; the features are read when you use the file.")
+            else:
+                st.caption("A CSV is summarised once it is used (its rows must be parsed "
+                           "first); a Parquet file is summarised from its metadata at once.")
             if st.button("Use this file", type="primary", key="data_file_use"):
                 common.set_data(common.load_file(path, treatment, outcome),
                                 file=(path, treatment, outcome))
@@ -131,7 +139,9 @@ amount = data.multiarm is not None and data.multiarm.outcome_kind == "continuous
 response = "Outcome > 0" if amount else "Response"
 m[3].metric(f"{response}, treated", f"{rate_t:.2%}")
 m[4].metric(f"{response}, control", f"{rate_c:.2%}")
-m[5].metric("Average effect (ATE)", f"{rate_t - rate_c:+.2%}")
+m[5].metric("Average effect (ATE)", common.points_text(rate_t - rate_c),
+            help="Outcome rate of the treated minus that of the control rows, in percentage "
+                 "points.")
 if data.description:
     st.caption(data.description)
 for note in data.warnings:

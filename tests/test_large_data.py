@@ -283,3 +283,37 @@ def test_float32_effect_and_scores_are_kept_as_float32():
     kept = ABData(X=d.X, y=d.y, t=d.t, tau=d.tau, scores={"s": d.tau, "l": [0.5] * 100})
     assert kept.tau is d.tau and kept.scores["s"] is d.tau
     assert kept.scores["l"].dtype == np.float64
+
+
+def test_pasted_paths_folders_and_semicolon_files_get_plain_answers(tmp_path, monkeypatch):
+    from core.data.large import file_columns
+
+    frame = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4], "treatment": [0, 1, 0, 1],
+                          "visit": [0, 1, 1, 0]})
+    frame.to_csv(tmp_path / "ab.csv", index=False)
+    frame.to_csv(tmp_path / "semi.csv", index=False, sep=";")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for typed in (f" '{tmp_path / 'ab.csv'}' ", f'"{tmp_path / "ab.csv"}"', "~/ab.csv"):
+        assert file_columns(typed) == ["x", "treatment", "visit"]
+    with pytest.raises(DataError, match="is a folder: give the path of a Parquet or CSV file"):
+        file_columns(tmp_path)
+    with pytest.raises(DataError, match="reads as one column .*seems ';'-separated"):
+        file_columns(tmp_path / "semi.csv")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_an_id_column_names_the_rows_and_text_columns_are_named(tmp_path, suffix):
+    from core.data import load_ab_file
+
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame({"customer_id": np.arange(10**12, 10**12 + n), "recency": rng.random(n),
+                          "region": rng.choice(["north", "south"], n),
+                          "treatment": rng.integers(0, 2, n), "visit": rng.integers(0, 2, n)})
+    path = tmp_path / f"campaign{suffix}"
+    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    d = load_ab_file(path, treatment="treatment", outcome="visit")
+    assert list(d.X.columns) == ["recency"]  # the ID was a feature before
+    assert d.id_name == "customer_id" and d.ids.tolist() == frame["customer_id"].tolist()
+    assert any("ID-like: customer_id" in w for w in d.warnings)
+    assert any("not numbers" in w and "region" in w for w in d.warnings)

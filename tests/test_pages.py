@@ -366,6 +366,18 @@ def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
     again.query_params.update({"file": str(path), "file_treatment": "treatment",
                                "file_outcome": "visit"})
     assert "Current dataset: big.parquet" in texts(assert_clean(again.run()).subheader)
+    # and the tab shows that file and its columns (an empty box before), to switch columns
+    assert again.text_input(key="data_file_path").value == str(path)
+    assert again.selectbox(key="data_file_y").value == "visit"
+    size = path.stat().st_size
+    assert again.metric[2].value == (f"{size / 1e6:,.1f} MB" if size >= 1e6
+                                     else f"{size / 1e3:,.0f} KB" if size >= 1e5
+                                     else f"{size / 1e3:,.1f} KB")
+    # a file rewritten in place is read again, not served from the cache
+    d2 = make_criteo_like(5_000, random_state=3)
+    d2.X.assign(treatment=d2.t, visit=d2.y).to_parquet(path)
+    assert_clean(again.run())
+    assert again.metric[0].value == "5,000"
     at.text_input(key="data_file_path").set_value(str(tmp_path / "missing.parquet"))
     assert_only_error(at.run(), "No file at")
 

@@ -106,11 +106,27 @@ def load_stored_upload(fingerprint: str) -> ABData:
     return datasets.load_upload(fingerprint)
 
 
-@st.cache_resource(show_spinner="Reading the file in column batches…", max_entries=1)
+def _stamp(path: str) -> tuple[int, int] | None:
+    """``(modification time in ns, size)`` of the file at ``path`` (``None`` when it cannot
+    be read): part of every cache key of a file read by path, so a file rewritten in place
+    (a daily export) is read again instead of served from the cache."""
+    try:
+        info = datasets.file_path(path).stat()
+    except (DataError, OSError):
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
 def load_file(path: str, treatment: str, outcome: str) -> ABData:
     """A large Parquet / CSV file read by path (:func:`core.data.load_ab_file`); kept as a
-    resource (one at a time, not copied per session: it may hold millions of rows).  Its
-    fingerprint is taken here, under the spinner (2 s at 14M rows), and kept on the object."""
+    resource (one at a time, not copied per session: it may hold millions of rows) until the
+    file changes on disk.  Its fingerprint is taken here, under the spinner (2 s at 14M
+    rows), and kept on the object."""
+    return _load_file(path, treatment, outcome, _stamp(path))
+
+
+@st.cache_resource(show_spinner="Reading the file in column batches…", max_entries=1)
+def _load_file(path: str, treatment: str, outcome: str, stamp) -> ABData:
     data = datasets.load_ab_file(path, treatment=treatment, outcome=outcome)
     data.fingerprint()
     return data
@@ -123,13 +139,23 @@ def covariate_balance(_data: ABData, fingerprint: str):
     return datasets.hygiene.covariate_balance(_data.X, _data.t)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
 def file_columns(path: str) -> list[str]:
+    """The file's column names (cached until the file changes)."""
+    return _file_columns(path, _stamp(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _file_columns(path: str, stamp) -> list[str]:
     return datasets.file_columns(path)
 
 
-@st.cache_data(show_spinner="Reading the arm and outcome columns…", max_entries=8)
 def file_summary(path: str, treatment: str, outcome: str) -> dict:
+    """:func:`core.data.parquet_summary` (cached until the file changes)."""
+    return _file_summary(path, treatment, outcome, _stamp(path))
+
+
+@st.cache_data(show_spinner="Reading the arm and outcome columns…", max_entries=8)
+def _file_summary(path: str, treatment: str, outcome: str, stamp) -> dict:
     return datasets.parquet_summary(path, treatment=treatment, outcome=outcome)
 
 
@@ -164,6 +190,20 @@ def current_choice() -> DatasetChoice:
     """The current dataset as a :class:`~core.data.DatasetChoice` (what the URL says)."""
     current_data()
     return _choice()
+
+
+def size_text(n_bytes: int) -> str:
+    """A file size as people read it: ``"148 KB"``, ``"12.3 MB"``, ``"1.2 GB"``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= scale:
+            value = n_bytes / scale
+            return f"{value:,.1f} {unit}" if value < 100 else f"{value:,.0f} {unit}"
+    return f"{n_bytes:,} bytes"
+
+
+def points_text(difference: float) -> str:
+    """A difference of two rates in percentage points: ``0.0103`` → ``"+1.03 pp"``."""
+    return f"{100 * difference:+.2f} pp"
 
 
 def share_key() -> str:

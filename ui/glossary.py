@@ -17,8 +17,10 @@ GLOSSARY: dict[str, str] = {
                     "fast, above the straight line of random targeting.",
     "Qini curve": "The uplift curve in absolute numbers of incremental responders, with the "
                   "control responders scaled to the treated group size (Radcliffe 2007).",
-    "AUUC": "Area under the uplift curve: the curve averaged over the targeting depths up to "
-            "the cut-off (paper's mean convention). Higher is better; compare it with the "
+    "AUUC": "Area under the uplift curve up to the cut-off, with depth running from 0 to 1: "
+            "the curve's heights summed over the depths up to the cut-off, divided by the "
+            "number of depths in the whole list (paper's mean convention) — so AUUC@30 % is "
+            "the average height over 0–30 % times 0.3. Higher is better; compare it with the "
             "random ranker's area, on the same definition and cut-off only.",
     "Cut-off": "Targeting depth: the share of the ranking that is treated, e.g. 30 % = the top "
                "30 % of customers. AUUC@30 % sums the curve up to that depth.",

@@ -41,11 +41,17 @@ import numpy as np
 import pandas as pd
 
 from core.data.abdata import ABData, DataError
-from core.data.abmapping import MAX_ARMS, check_arms_and_outcome, check_distinct_roles
+from core.data.abmapping import (
+    _ID_NAME,
+    MAX_ARMS,
+    check_arms_and_outcome,
+    check_distinct_roles,
+)
 
 __all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "check_ab_codes",
-           "criteo_parquet", "file_columns", "iter_criteo_like", "load_ab_file", "load_criteo",
-           "make_criteo_like", "parquet_summary", "read_parquet_columns", "write_criteo_like"]
+           "criteo_parquet", "file_columns", "file_path", "iter_criteo_like", "load_ab_file",
+           "load_criteo", "make_criteo_like", "parquet_summary", "read_parquet_columns",
+           "write_criteo_like"]
 
 #: Rows of Criteo Uplift v2.1.
 CRITEO_ROWS = 13_979_592
@@ -338,7 +344,7 @@ def parquet_summary(path: str | Path, *, treatment: str, outcome: str) -> dict[s
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path = Path(path)
+    path = file_path(path)
     names = file_columns(path)
     try:
         pf = pq.ParquetFile(path)
@@ -471,21 +477,52 @@ NOT_FEATURES = frozenset({"visit", "visited", "conversion", "converted", "exposu
                           "revenue", "tau", "ite", "cate", "uplift", "true_effect"})
 
 
+def file_path(path: str | Path) -> Path:
+    """The file a typed or pasted path names: surrounding spaces and quotes (a "copy as path"
+    gives ``'/data/x.parquet'``) removed, ``~`` expanded.
+
+    Raises
+    ------
+    DataError
+        Nothing there, or a folder.
+    """
+    text = str(path).strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()
+    out = Path(text).expanduser()
+    if out.is_dir():
+        raise DataError(f"{out} is a folder: give the path of a Parquet or CSV file in it.")
+    if not out.is_file():
+        raise DataError(f"No file at {out}. Give the full path of a Parquet or CSV file.")
+    return out
+
+
 def file_columns(path: str | Path) -> list[str]:
-    """Column names of a Parquet or CSV file, read from its metadata / header only."""
+    """Column names of a Parquet or CSV file, read from its metadata / header only.
+
+    A CSV whose header reads as one column holding ``;`` or a tab is refused: large files
+    are read comma-separated (the upload reads ``;`` and tabs too)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"No file at {path}. Give the full path of a Parquet or CSV file.")
+    path = file_path(path)
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
             return list(pq.ParquetFile(path).schema_arrow.names)
-        return list(pcsv.open_csv(path).schema.names)
+        names = list(pcsv.open_csv(path).schema.names)
     except (OSError, pa.ArrowInvalid) as exc:
         raise DataError(f"{path.name} cannot be read as Parquet or CSV: {exc}") from None
+    if len(names) == 1:
+        sep = next((f"'{c}'" if c == ";" else "tab" for c in (";", "\t") if c in names[0]), "")
+        raise DataError(
+            f"{path.name} reads as one column ({names[0][:60]!r}"
+            f"{'…' if len(names[0]) > 60 else ''}): a file given by path must be "
+            "comma-separated (CSV) or Parquet"
+            + (f"; this one seems {sep}-separated — save it with commas, or upload it on the "
+               "Upload tab, which reads ';' and tabs" if sep else "")
+            + ". An A/B test needs at least a treatment and an outcome column.")
+    return names
 
 
 def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
@@ -506,24 +543,35 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    path = Path(path)
+    path = file_path(path)
     names = file_columns(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     schema = pq.ParquetFile(path).schema_arrow if parquet else pcsv.open_csv(path).schema
     _check_columns(path, names, schema, treatment, outcome)
     notes = []
+    id_column = None
     if features is None:
-        numeric = [f.name for f in schema if f.name not in (treatment, outcome)
-                   and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type))]
-        features = [c for c in numeric if c.lower() not in NOT_FEATURES]
-        left_out = [c for c in numeric if c not in features]
+        others = [f for f in schema if f.name not in (treatment, outcome)]
+        numeric = [f.name for f in others
+                   if pa.types.is_floating(f.type) or pa.types.is_integer(f.type)]
+        ids = [f.name for f in others if pa.types.is_integer(f.type) and _ID_NAME.search(f.name)]
+        features = [c for c in numeric if c.lower() not in NOT_FEATURES and c not in ids]
+        left_out = [c for c in numeric if c not in features and c not in ids]
+        text = [f.name for f in others if f.name not in numeric]
+        if ids:
+            id_column = ids[0]
+            notes.append(f"Not used as features (ID-like: {', '.join(ids)}); exports name the "
+                         f"rows by {id_column!r}.")
         if left_out:
             notes.append(f"Not used as features (other outcomes, exposure or a known effect): "
                          f"{', '.join(left_out)}.")
+        if text:
+            notes.append(f"Not used as features (not numbers; a large file's features are read "
+                         f"as numbers): {', '.join(text)}.")
     if not features:
         raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
                         f"{outcome!r}.")
-    wanted = [*features, treatment, outcome]
+    wanted = [*features, treatment, outcome, *([id_column] if id_column else [])]
     if parquet:
         cols = read_parquet_columns(path, wanted,
                                     dtypes=_float_dtypes(schema, [treatment, outcome]))
@@ -552,8 +600,9 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     check_ab_codes(cols[treatment], cols[outcome], treatment, outcome)
     X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features},
                      copy=False)
+    ids = {} if id_column is None else {"ids": cols[id_column], "id_name": id_column}
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
-                  name=path.name, warnings=notes,
+                  name=path.name, warnings=notes, **ids,
                   description=f"Read from {path} ({path.stat().st_size:,} bytes) in column "
                               "batches.",
                   source_columns={"treatment": treatment, "outcome": outcome})
