@@ -598,3 +598,110 @@ def test_block_queries_cover_every_row_once_in_single_arm_blocks():
     whole, sizes_all = uplift_queries(t, "separate")
     assert sizes_all.tolist() == [int(t.sum()), int((t == 0).sum())]
     assert np.array_equal(whole, np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)])
+
+
+# --------------------------------------------------------------------------- small data
+@pytest.mark.parametrize("multiclass", ["sum", "pairwise"])
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_linear_pairwise_fits_few_pairs_for_every_seed(multiclass, loss):
+    # The relevant row has the smallest feature, so every pair says "lower x ranks first".
+    X4, X2 = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]])
+    for seed in range(20):
+        model = LinearPairwiseAUC(multiclass=multiclass, loss=loss, random_state=seed)
+        score = model.fit(X4, [1, 0, 0, 0]).predict(X4)
+        assert model.n_pairs_ == [3] and np.argmax(score) == 0 and score[0] > score[1:].max()
+        score = model.fit(X2, [1, 0]).predict(X2)  # one pair: used in both orientations
+        assert model.n_pairs_ == [1] and score[0] > score[1]
+
+
+def test_linear_pairwise_fits_a_class_with_one_pair():
+    # Query 0: grade 2 vs grade 0 (1 pair); query 1: two grade-1 rows vs four grade-0 rows
+    # (2·4 = 8 pairs); lower x is more relevant throughout.
+    X = np.arange(8.0)[:, None]
+    rel = np.array([2, 0, 1, 1, 0, 0, 0, 0])
+    qid = np.array([0, 0, 1, 1, 1, 1, 1, 1])
+    for seed in range(20):
+        for multiclass, pairs in (("sum", [8, 1]), ("pairwise", [1 + 8])):
+            model = LinearPairwiseAUC(multiclass=multiclass, random_state=seed)
+            score = model.fit(X, rel, qid).predict(X)
+            assert model.n_pairs_ == pairs
+            assert np.all(np.diff(score) < 0)  # decreasing in x, as every pair says
+
+
+def test_linear_pairwise_without_pairs_says_what_is_missing():
+    X = np.arange(4.0)[:, None]
+    for multiclass in ("sum", "pairwise"):
+        with pytest.raises(ValueError, match="no pair to learn from: every query holds a "
+                                             "single relevance value"):
+            LinearPairwiseAUC(multiclass=multiclass).fit(X, [1, 1, 0, 0], [0, 0, 1, 1])
+    # Grade 2 never shares a query with another grade: no model for it under "sum" ...
+    with pytest.raises(ValueError, match="relevance class 2 gives no pair to learn from"):
+        LinearPairwiseAUC(multiclass="sum").fit(X, [2, 2, 1, 0], [0, 0, 1, 1])
+    # ... while "pairwise" learns from the one pair of query 1.
+    model = LinearPairwiseAUC(multiclass="pairwise").fit(X, [2, 2, 1, 0], [0, 0, 1, 1])
+    assert model.n_pairs_ == [1]
+
+
+def test_linear_pairwise_uses_all_pairs_up_to_the_cap_and_draws_ordered_pairs_beyond():
+    from core.models.linear_ranker import _ordered_pairs
+
+    # 10 rows, one relevant: 9 pairs, fewer than max_pairs_per_query=10, so all are used.
+    X = np.arange(10.0)[:, None]
+    rel = np.r_[1, np.zeros(9)]
+    for seed in range(5):
+        model = LinearPairwiseAUC(multiclass="pairwise", max_pairs_per_query=10,
+                                  random_state=seed).fit(X, rel)
+        assert model.n_pairs_ == [9]
+    # Every (more relevant, less relevant) pair of each query, counted by brute force.
+    rng = np.random.default_rng(0)
+    grades = rng.integers(0, 4, 30).astype(float)
+    starts, sizes = np.array([0, 12]), np.array([12, 18])
+    expected = sorted((a, b) for s, n in zip(starts, sizes, strict=True)
+                      for a in range(s, s + n) for b in range(s, s + n)
+                      if grades[a] > grades[b])
+    i, j = _ordered_pairs(grades, starts, sizes, 10**6, rng)
+    assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == expected
+    # Above the cap: exactly cap pairs per query, each one correctly ordered.
+    i, j = _ordered_pairs(grades, starts, sizes, 7, rng)
+    assert i.size == 2 * 7 and np.all(grades[i] > grades[j])
+    assert np.all((i < 12) == (j < 12))  # never across queries
+
+
+@pytest.mark.parametrize("metric", ["auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map",
+                                    "lambdarank"])
+def test_lambdamart_ranker_trains_on_40_rows(metric):
+    # 40 rows and min_child_samples=20: LightGBM's pre-filter keeps no feature (bins of
+    # >= 3 rows never split 20/20); the λ objectives crashed in LightGBM where the built-in
+    # "lambdarank" trained.
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    rel = (np.arange(40) % 3 == 0).astype(float)
+    qid = np.arange(40) // 6
+    model = LambdaMARTRanker(metric, n_estimators=3, num_threads=1, random_state=0)
+    model.fit(X, rel, qid, eval_set=(X, rel, qid))
+    assert model.predict(X).shape == (40,) and np.isfinite(model.predict(X)).all()
+    assert model.eval_history_.shape[0] >= 1
+
+
+def test_lambdamart_uplift_trains_on_40_rows():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y, t = np.arange(40) % 2, (np.arange(40) % 4 < 2).astype(int)
+    score = LambdaMARTUplift(n_estimators=3, num_threads=1, random_state=0).fit(X, y, t)
+    assert np.isfinite(score.predict(X)).all()
+
+
+def test_lambdamart_ranker_equals_plain_lgb_train_with_the_lambda_objective():
+    # The model's Dataset must be the one lgb.train builds itself: same trees, bit for bit.
+    import lightgbm as lgb
+
+    X, rel, qid = _ranking_data(20, 50, seed=2, classes=3)
+    model = LambdaMARTRanker("mauc", n_estimators=10, learning_rate=0.1, num_threads=1,
+                             random_state=0).fit(X, rel, [50] * 20)
+    params = {"objective": core.objectives.lambdas.lightgbm_objective("mauc"),
+              "metric": "None", "learning_rate": 0.1, "num_leaves": 31,
+              "min_child_samples": 20, "num_threads": 1, "deterministic": True,
+              "force_row_wise": True, "verbose": -1, "seed": 0}
+    booster = lgb.train(params, lgb.Dataset(pd.DataFrame(X, columns=model.features_.names),
+                                            label=rel, group=[50] * 20,
+                                            params={"verbose": -1}),
+                        num_boost_round=10)
+    np.testing.assert_array_equal(model.predict(X), booster.predict(X, raw_score=True))

@@ -492,23 +492,35 @@ class DepthResult:
                 "equivalent_low": self.fractions[lo], "equivalent_high": self.fractions[hi],
                 "profit_all": curve[-1],
                 "verdict": _depth_verdict(self.fractions[g], self.fractions[lo],
-                                          self.fractions[hi], self.level),
+                                          self.fractions[hi], self.level, d_lo, d_hi),
             }
         out = pd.DataFrame.from_dict(rows, orient="index")
         out.index.name = "ranker"
         return out
 
 
-def _depth_verdict(best: float, lo: float, hi: float, level: float) -> str:
+def _pct(fraction: float) -> str:
+    """A depth on the 0.5 % grid as the tables show it: 26 %, 26.5 % (never rounded away)."""
+    return f"{100 * fraction:.4g}%"
+
+
+def _depth_verdict(best: float, lo: float, hi: float, level: float, d_lo: float = np.nan,
+                   d_hi: float = np.nan) -> str:
+    """One sentence on the best depth: flat (equivalent depths span ≥ 10 points), unstable
+    (its bootstrap interval ``d_lo … d_hi`` does), or well determined."""
     if best == 0:
         head = "No depth pays more than targeting nobody"
     else:
-        head = f"Best depth {best:.0%}"
+        head = f"Best depth {_pct(best)}"
     if hi - lo >= 0.10:
-        return (f"{head}; any depth from {lo:.0%} to {hi:.0%} is statistically equivalent "
+        return (f"{head}; any depth from {_pct(lo)} to {_pct(hi)} is statistically equivalent "
                 f"(at {level:.0%}): the profit curve is flat there, so the exact best depth "
                 "is noise.")
-    return f"{head}; well determined (equivalent depths {lo:.0%}–{hi:.0%})."
+    if np.isfinite(d_lo) and np.isfinite(d_hi) and d_hi - d_lo >= 0.10:
+        return (f"{head} (equivalent depths {_pct(lo)}–{_pct(hi)}), but the best depth moves "
+                f"from {_pct(d_lo)} to {_pct(d_hi)} across bootstrap samples ({level:.0%} "
+                "interval): treat it as approximate.")
+    return f"{head}; well determined (equivalent depths {_pct(lo)}–{_pct(hi)})."
 
 
 def profit_over_splits(

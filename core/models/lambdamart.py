@@ -270,8 +270,11 @@ class LambdaMARTRanker(_LambdaMARTBase):
     ----------
     metric : {{"auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map", "lambdarank"}}, \
 default="auc"
-        ``auc`` uses ``relevance > 0`` as the binary label; ``mauc`` treats the distinct
-        relevance values of a query as classes (MAUC = Σ_c p(c)·AUC(c vs rest)).
+        ``auc`` uses ``relevance > 0`` as the binary label.  ``mauc`` has the classes of
+        :func:`core.evaluation.metrics.mauc`: the grades ``c > 0`` of a query (rows with
+        relevance ≤ 0 are no class, only part of the rest), MAUC = Σ_{{c>0}} p(c)·AUC(c vs
+        every other row of the query) with p(c) = m_c / R, the class's share of the query's
+        R relevant rows (so the weights sum to 1 and MAUC = AUC for 0/1 relevance).
         ``"lambdarank"`` is LightGBM's built-in objective (NDCG λ's with gain 2^rel − 1 and
         its default truncation at 30 positions; integer grades only): the reference the
         λ engine is measured against, not part of it.

@@ -6,6 +6,11 @@ one query, the hinge loss of :math:`w \cdot (x_i - x_j)` is exactly a convex sur
 the AUC's pair count.  :class:`LinearPairwiseAUC` does the same with scikit-learn's
 :class:`~sklearn.linear_model.SGDClassifier` on the pair differences (standardised
 features, no intercept), subsampling pairs per query so the cost stays linear in ``n``.
+A pair is one example in one of its two orientations, :math:`(x_i - x_j, +1)` or
+:math:`(x_j - x_i, -1)`: without an intercept both say :math:`w \cdot (x_i - x_j) > 0`, so the
+orientation changes nothing but the classifier's view of two classes.  Exactly half of the
+pairs (rounded down, chosen at random) are flipped, so both classes are present whatever
+the seed; a model with a single pair uses it in both orientations.
 
 Multi-relevance data (paper §5): "a binary classifier was trained for each individual
 relevance class.  Prediction scores … :math:`\sum_{c=1}^{C} c\, f_c(d)`" — one model per
@@ -72,14 +77,14 @@ class LinearPairwiseAUC(BaseModel):
     alpha : float, default=1e-4
         L2 regularisation strength of SGDClassifier.
     max_pairs_per_query : int, default=20000
-        Pairs drawn (uniformly, with replacement) from a query with more pairs than this;
-        smaller queries use all their pairs.
+        Pairs drawn (uniformly among the query's pairs, with replacement) from a query with
+        more pairs than this; smaller queries use all their pairs.
     max_pairs : int, default=500000
         Cap on the pairs of one binary model over all queries (uniform subsample).
     max_iter : int, default=20
         SGD epochs over the pairs.
     random_state : int, Generator or None, default=None
-        Pair sampling, pair orientation and SGD shuffling.
+        Pair sampling, pair orientation (which half is flipped) and SGD shuffling.
 
     Attributes
     ----------
@@ -87,7 +92,14 @@ class LinearPairwiseAUC(BaseModel):
         Relevance classes with a model (``[nan]`` for ``multiclass="pairwise"``).
     coef_ : ndarray of shape (n_models, n_encoded_features)
     n_pairs_ : list of int
-        Training pairs of each model.
+        Training pairs of each model (before a single pair is doubled).
+
+    Raises
+    ------
+    ValueError
+        If no query holds rows of two different relevance values (no pair at all), or, for
+        ``multiclass="sum"``, if a relevance class has no pair (no query holds it together
+        with another relevance value).
 
     References
     ----------
@@ -122,10 +134,14 @@ class LinearPairwiseAUC(BaseModel):
             raise ValueError("relevance must contain positive values (relevant rows); got "
                              f"values in [{rel.min():g}, {rel.max():g}].")
         targets = [np.nan] if self.multiclass == "pairwise" else classes.tolist()
-        encoder = _Encoder.fit(frame, info)
-        z = encoder.transform(frame)[order]
         rel = rel[order]
         starts = np.r_[0, np.cumsum(sizes)[:-1]]
+        if not np.any(np.minimum.reduceat(rel, starts) < np.maximum.reduceat(rel, starts)):
+            raise ValueError("relevance gives no pair to learn from: every query holds a "
+                             "single relevance value; LinearPairwiseAUC needs a query with rows "
+                             "of two different relevance values (check relevance and group).")
+        encoder = _Encoder.fit(frame, info)
+        z = encoder.transform(frame)[order]
         rng = as_generator(self.random_state)
         coefs, n_pairs = [], []
         for m, c in enumerate(targets):
@@ -133,18 +149,20 @@ class LinearPairwiseAUC(BaseModel):
                 i, j = _ordered_pairs(rel, starts, sizes, per_query, rng)
             else:
                 i, j = _class_pairs(rel == c, starts, sizes, per_query, rng)
-            if i.size == 0:
-                raise ValueError("relevance gives no pair to learn from: no query holds rows "
-                                 "of two different relevance values.")
+            if i.size == 0:  # only for a class: the check above found a pair
+                raise ValueError(f"relevance class {c:g} gives no pair to learn from: no query "
+                                 f"holds rows of relevance {c:g} and of another value; "
+                                 "multiclass='sum' trains a model per class, "
+                                 "multiclass='pairwise' one on all pairs.")
             if i.size > cap:
                 keep = rng.choice(i.size, cap, replace=False)
                 i, j = i[keep], j[keep]
-            sign = np.where(rng.random(i.size) < 0.5, 1.0, -1.0)
-            diff = (z[i] - z[j]) * sign[:, None]
+            diff, label = _oriented(z[i] - z[j], rng)
+            # no intercept: a pair and its flipped copy must be the same example
             clf = SGDClassifier(loss="hinge" if self.loss == "hinge" else "log_loss",
                                 alpha=alpha, fit_intercept=False, max_iter=max_iter,
                                 tol=None, random_state=seed_from(rng))
-            clf.fit(diff, (sign > 0).astype(np.int64))
+            clf.fit(diff, label)
             coefs.append(clf.coef_[0].copy())
             n_pairs.append(int(i.size))
             if callback is not None:
@@ -197,23 +215,41 @@ def _class_pairs(positive: np.ndarray, starts: np.ndarray, sizes: np.ndarray, ca
 
 def _ordered_pairs(rel: np.ndarray, starts: np.ndarray, sizes: np.ndarray, cap: int,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(more relevant, less relevant) pairs inside each query; all, or about ``cap`` drawn."""
+    """(more relevant, less relevant) pairs inside each query; all, or ``cap`` drawn.
+
+    A query with at most ``cap`` such pairs gives all of them; a larger one ``cap`` pairs
+    drawn uniformly among its pairs, with replacement (row ``a`` with probability
+    proportional to its number of less relevant rows, then one of those uniformly).
+    """
     out_i, out_j = [], []
     for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
         r = rel[start:start + size]
-        if size * size <= 2 * cap:
-            a, b = np.nonzero(r[:, None] > r[None, :])
+        ascending = np.argsort(r, kind="stable")
+        below = np.searchsorted(r[ascending], r, side="left")  # less relevant rows of each
+        total = int(below.sum())
+        if total == 0:
+            continue
+        if total <= cap:
+            a = np.repeat(np.arange(size), below)
+            b = ascending[np.arange(total) - np.repeat(np.cumsum(below) - below, below)]
         else:
-            a, b = rng.integers(0, size, 2 * cap), rng.integers(0, size, 2 * cap)
-            differ = r[a] != r[b]
-            a, b = a[differ][:cap], b[differ][:cap]
-            swap = r[a] < r[b]
-            a, b = np.where(swap, b, a), np.where(swap, a, b)
+            a = rng.choice(size, cap, p=below / total)
+            b = ascending[rng.integers(0, below[a])]
         out_i.append(start + a)
         out_j.append(start + b)
     if not out_i:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def _oriented(diff: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Pair differences ``x_i - x_j`` as classifier examples: half of them (rounded down,
+    chosen at random) flipped to ``x_j - x_i`` with label 0, the others label 1; a single
+    pair is given in both orientations.  Both labels are thus always present."""
+    if diff.shape[0] == 1:
+        return np.vstack([diff, -diff]), np.array([1, 0], dtype=np.int64)
+    flip = rng.permutation(diff.shape[0]) < diff.shape[0] // 2
+    return np.where(flip[:, None], -diff, diff), (~flip).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------- features
