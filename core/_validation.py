@@ -28,6 +28,7 @@ __all__ = [
     "check_positive_int",
     "check_positive_number",
     "check_probabilities",
+    "check_real",
     "check_scores",
     "check_outcome",
     "check_uplift_inputs",
@@ -304,6 +305,29 @@ def check_positive_number(value: Any, name: str, what: str) -> float:
         raise ValueError(message) from None
     if not (np.isfinite(v) and v > 0):
         raise ValueError(message)
+    return v
+
+
+def check_real(value: Any, name: str, what: str, *, low: float = -np.inf,
+                high: float = np.inf, low_open: bool = False, high_open: bool = False) -> float:
+    """``value`` as a finite float in the interval from ``low`` to ``high`` (ends excluded
+    when ``*_open``), else ``ValueError`` "``{name} must be {what}; got …``".
+
+    Text (``"0.1"``) and booleans are refused like any other non-number: a number was meant,
+    and ``True`` reading as 1 would hide a slip.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be {what}; got {value!r} "
+                         f"({type(value).__name__}, not a number).")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}; got {value!r} "
+                         f"({type(value).__name__}, not a number).") from None
+    above = v > low if low_open else v >= low
+    below = v < high if high_open else v <= high
+    if not (np.isfinite(v) and above and below):
+        raise ValueError(f"{name} must be {what}; got {value!r}.")
     return v
 
 

@@ -648,3 +648,17 @@ def test_p_ndcg_is_one_for_flat_probabilities_whatever_the_order():
     from core.evaluation import p_ndcg
 
     assert p_ndcg([0, 0, 1, 0, 1], [0.3] * 5) == pytest.approx(1.0)
+
+
+def test_depth_verdict_shows_half_percents_and_an_unstable_best_depth():
+    from core.evaluation.across_splits import _depth_verdict
+
+    # depths on the 0.5 % grid read as the table shows them, never rounded to 26 % / 28 %
+    assert _depth_verdict(0.265, 0.20, 0.275, 0.95) == (
+        "Best depth 26.5%; well determined (equivalent depths 20%–27.5%).")
+    # equivalent depths narrow, but the best depth's own interval 22.5–48 % is not
+    text = _depth_verdict(0.255, 0.205, 0.26, 0.95, 0.225, 0.48)
+    assert "well determined" not in text
+    assert "moves from 22.5% to 48% across bootstrap samples" in text
+    assert "any depth from 15% to 27.5% is statistically equivalent" in _depth_verdict(
+        0.25, 0.15, 0.275, 0.95, 0.2, 0.3)

@@ -25,6 +25,7 @@ from core.interleaving import (
     PAPER_USER_COUNTS,
     Comparison,
     bias_table,
+    biased_methods,
     cbi_lists,
     cbi_propensities,
     cbi_propensities_mc,
@@ -36,10 +37,13 @@ from core.interleaving import (
     estimate_rct,
     false_judgment_curve,
     false_judgment_rates,
+    make_recommendation_world,
     observe,
+    ranker_scores,
     simulate,
     simulate_grid,
     simulate_many,
+    targeting_world_from_ab,
     true_difference,
     user_effects,
     users_needed,
@@ -334,9 +338,10 @@ def test_estimate_rct_by_hand():
     # user 1: A = {0,1}: shown {1} Y=1, unshown {0} Y=0 -> 1; B = {2,3}: shown {3} Y=0,
     #         unshown {2} Y=1 -> -1; difference 2.
     h = HAND
-    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"], rct_undefined="drop") == 1.0
+    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"], design="epi",
+                        rct_undefined="drop") == 1.0
     # reweight, EPI: q = 1 - 1/C(3,2) = 2/3 (user 0, union 3) and 1 - 2/C(4,2) = 2/3 (user 1)
-    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"]) == pytest.approx(1.5)
+    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"], design="epi") == pytest.approx(1.5)
 
 
 def test_estimate_ips_by_hand():
@@ -344,7 +349,8 @@ def test_estimate_ips_by_hand():
     # 1/(5/8); item 1 unshown Y=0 -> 0; tau_A = 0.8.  B: item 2 shown Y=1 -> 0.8; item 1 -> 0.
     # user 1 (disjoint, p = 1/2): tau_A = (1/2)(1/0.5) = 1; tau_B = -(1/2)(1/0.5) = -1.
     h = HAND
-    assert estimate_ips(h["y"], h["shown"], h["la"], h["lb"]) == pytest.approx((0 + 2) / 2)
+    assert estimate_ips(h["y"], h["shown"], h["la"], h["lb"],
+                        design="cbi") == pytest.approx((0 + 2) / 2)
     # EPI: p = 2/3 (user 0) -> A and B both 0.75; user 1 p = 1/2 -> 2
     assert estimate_ips(h["y"], h["shown"], h["la"], h["lb"], design="epi") == pytest.approx(1.0)
 
@@ -359,10 +365,12 @@ def test_identical_lists_give_zero_difference():
     y = np.array([[1, 0, 1, 0]])
     la = lb = np.array([[0, 2]])
     shown = np.array([[2, 0]])
-    assert estimate_ips(y, shown, la, lb) == 0.0  # p = 1: control term defined as 0
-    assert estimate_rct(y, shown, la, lb) == 0.0
-    with pytest.warns(UndefinedMetricWarning, match="undefined"):
-        assert math.isnan(estimate_rct(y, shown, la, lb, rct_undefined="drop"))
+    for design in ("cbi", "epi"):
+        assert estimate_ips(y, shown, la, lb, design=design) == 0.0  # p = 1: control term 0
+        assert estimate_rct(y, shown, la, lb, design=design) == 0.0
+        with pytest.warns(UndefinedMetricWarning, match="undefined"):
+            assert math.isnan(estimate_rct(y, shown, la, lb, design=design,
+                                           rct_undefined="drop"))
 
 
 # ----------------------------------------------------------------------------- validation
@@ -397,11 +405,12 @@ def test_other_functions_reject_bad_arguments():
     with pytest.raises(ValueError, match="n must be a positive integer"):
         cbi_propensities(0, 0)
     with pytest.raises(ValueError, match="shown must hold items of lists_a or lists_b"):
-        estimate_ips(HAND["y"], [[0, 3], [1, 3]], HAND["la"], HAND["lb"])
+        estimate_ips(HAND["y"], [[0, 3], [1, 3]], HAND["la"], HAND["lb"], design="cbi")
     with pytest.raises(ValueError, match="design must be one of"):
         estimate_rct(HAND["y"], HAND["shown"], HAND["la"], HAND["lb"], design="tdi")
     with pytest.raises(ValueError, match="rct_undefined must be one of"):
-        estimate_rct(HAND["y"], HAND["shown"], HAND["la"], HAND["lb"], rct_undefined="zero")
+        estimate_rct(HAND["y"], HAND["shown"], HAND["la"], HAND["lb"], design="epi",
+                     rct_undefined="zero")
     with pytest.raises(ValueError, match="duplicate items"):
         cbi_lists([[1, 1]], [[2, 3]])
     with pytest.raises(ValueError, match="world must be a Comparison"):
@@ -410,6 +419,79 @@ def test_other_functions_reject_bad_arguments():
         false_judgment_curve(small_world(users=20), user_counts=(10, 30), n_reps=2)
     with pytest.raises(ValueError, match="engine must be one of"):
         simulate(*small_world(users=20), method="cbi_ips", n_users=5, n_reps=2, engine="gpu")
+
+
+def test_estimators_require_the_design_that_produced_the_lists():
+    # Without design=, estimate_rct reweighted by EPI's probabilities and estimate_ips by CBI's,
+    # whatever design had made the lists; now both must be told.
+    h = HAND
+    with pytest.raises(TypeError, match="design"):
+        estimate_rct(h["y"], h["shown"], h["la"], h["lb"])
+    with pytest.raises(TypeError, match="design"):
+        estimate_ips(h["y"], h["shown"], h["la"], h["lb"])
+    # HAND's shown lists are CBI draws too.  Eq. 7 terms (test_estimate_rct_by_hand): user 0
+    # differs by 0, user 1 by 2.  Under CBI user 0's term is defined with the probability q of
+    # the exact enumeration of Algorithm 1 (5/8 by hand: A first, common item 1/4 + A-only
+    # then B-only 1/8; B first, B-only 1/4); user 1's lists are disjoint, so one A item is
+    # always shown and q = 1.  EPI's q is 2/3 for both, which gave 1.5.
+    q0 = float(exact_cbi(2, 1)[2])
+    assert q0 == pytest.approx(5 / 8)
+    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"],
+                        design="cbi") == pytest.approx((0 / q0 + 2 / 1) / 2)
+
+
+@pytest.mark.parametrize("methods, n_users, message", [
+    (("cbi_ips",), 0, r"^n_users must be at least 1; got 0\.$"),
+    (("epi_rct", "cbi_ips"), -3, r"^n_users must be at least 1; got -3\.$"),
+    (("ab_total", "cbi_ips"), 1,
+     r"^n_users must be at least 2 \(A/B methods split users in two: ab_total\); got 1\.$"),
+    (("ab_list",), 0, r"^n_users must be at least 2 \(A/B methods .*ab_list\); got 0\.$"),
+])
+def test_n_users_minimum_gives_the_a_b_reason_only_for_a_b_methods(methods, n_users, message):
+    world = small_world(users=20)
+    with pytest.raises(ValueError, match=message):
+        simulate_many(*world, methods=methods, n_users=n_users, n_reps=2)
+
+
+def test_targeting_world_pool_larger_than_the_data_names_both_numbers():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2_000, 2))
+    y, t = (rng.random(2_000) < 0.3).astype(int), (rng.random(2_000) < 0.5).astype(int)
+    with pytest.raises(ValueError, match=r"^pool_size \(5,000\) exceeds the number of rows of "
+                                         r"X \(2,000\)") as err:
+        targeting_world_from_ab(x, y, t, x[:, 0], x[:, 1], pool_size=5_000)
+    assert "n_pools" not in str(err.value)  # the user did not pass it
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: make_recommendation_world(10, 10, control_rate="0.1"),
+     r"^control_rate must be in \(0, 1\); got '0\.1' \(str, not a number\)\.$"),
+    (lambda: make_recommendation_world(10, 10, reactive_share=True),
+     r"^reactive_share must be in \[0, 1\]; got True"),
+    (lambda: make_recommendation_world(10, 10, alignment=None),
+     r"^alignment must be in \[-1, 1\]; got None"),
+    (lambda: make_recommendation_world(10, 10, uplift_scale="2"),
+     r"^uplift_scale must be a finite number >= 0; got '2'"),
+    (lambda: ranker_scores(make_recommendation_world(5, 4, random_state=0), "causal",
+                           noise="a"), r"^noise must be a finite number >= 0; got 'a'"),
+    (lambda: ranker_scores(make_recommendation_world(5, 4, random_state=0), "causal",
+                           noise=True), r"^noise must be a finite number >= 0; got True"),
+    (lambda: bias_table({"m": [0.1, 0.2]}, 0.1, level="0.95"),
+     r"^level must be a number strictly between 0 and 1; got '0\.95'"),
+    (lambda: bias_table({"m": [0.1, 0.2]}, 0.1, level=1.0),
+     r"^level must be a number strictly between 0 and 1; got 1\.0\.$"),
+    (lambda: bias_table({"m": [0.1, 0.2]}, "0.1"), r"^truth must be a finite number; got '0\.1'"),
+    (lambda: false_judgment_rates({10: {"m": [0.1]}}, "x"), r"^truth must be a finite number"),
+    (lambda: biased_methods(pd.DataFrame({"n_users": [10], "method": ["m"], "mean": [0.1],
+                                          "se": [0.01], "truth": [0.1], "n_reps": [100]}),
+                            alpha="0.05"), r"^alpha must be in \(0, 1\); got '0\.05'"),
+    (lambda: users_needed(pd.DataFrame({"method": ["m"], "n_users": [10],
+                                        "false_rate": [0.1]}), target="0.05"),
+     r"^target must be a false-judgment rate in \(0, 1\); got '0\.05'"),
+])
+def test_numeric_parameters_refuse_text_and_booleans(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 # ----------------------------------------------------------------------------- bias (Table 2)

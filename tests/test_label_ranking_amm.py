@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 
 from core.label_ranking import amm
 from core.label_ranking.amm import AMMRank, MultiClassAMM
@@ -450,6 +451,19 @@ def test_bad_parameters_leave_the_model_unfitted():
 def test_unfitted_predict_raises(cls):
     with pytest.raises(ValueError, match=f"This {cls.__name__} is not fitted yet"):
         cls().predict(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("cls", [AMMRank, MultiClassAMM])
+def test_unfitted_predict_raises_sklearn_not_fitted_error(cls):
+    # the scikit-learn type (a ValueError subclass), as the sklearn-style siblings raise
+    with pytest.raises(NotFittedError, match=rf"^This {cls.__name__} is not fitted yet: call "
+                                             r"fit first\.$"):
+        cls().predict(np.zeros((1, 2)))
+    m = cls(lam=0.0)  # a failed fit leaves it unfitted: the same error
+    with pytest.raises(ValueError):
+        m.fit(*xor_world(20, 0))
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        m.decision_function(np.zeros((1, 2)))
 
 
 def test_wrong_feature_count_raises():

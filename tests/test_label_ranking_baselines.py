@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from core.label_ranking.baselines import (
@@ -445,6 +446,33 @@ def test_group_mallows_without_groups_is_central_mallows_and_warns():
     with pytest.warns(UserWarning, match="no groups"):
         grouped = GroupMallows(random_state=0).fit(X, Y).predict(X)
     np.testing.assert_array_equal(grouped, CentralMallows(random_state=0).fit(X, Y).predict(X))
+
+
+@pytest.mark.parametrize("groups, missing", [
+    (np.array([1.0, 1.0, np.nan, np.nan]), 2),
+    (np.array(["f", None, "m", "m"], dtype=object), 1),
+    (np.array(["f", "f", float("nan"), None], dtype=object), 2),
+])
+def test_group_mallows_refuses_missing_groups(groups, missing):
+    # NaN raised a bare KeyError (NaN != NaN, so it keyed no group); None became a group
+    X, Y = np.zeros((4, 1)), [[1, 2, 0], [1, 2, 0], [0, 1, 2], [0, 2, 1]]
+    message = (rf"^groups must name a group for every row; got NaN or None \(missing\) in "
+               rf"{missing} of 4\.$")
+    with pytest.raises(ValueError, match=message):
+        GroupMallows().fit(X, Y, groups=groups)
+    model = GroupMallows().fit(X, Y, groups=["f", "f", "m", "m"])
+    with pytest.raises(ValueError, match=message.replace("every row", "every row of X")):
+        model.predict(X, groups=groups)
+    with pytest.raises(ValueError, match=r"got NaN or None \(missing\) in 1 of 2"):
+        CentralMallows().fit(X[:2], Y[:2], groups=[0.5, np.nan])  # checked for every model
+
+
+@pytest.mark.parametrize("cls", [CentralMallows, GroupMallows, KNNMallows, LogisticPerLabel,
+                                 PairwiseLogistic])
+def test_unfitted_predict_raises_sklearn_not_fitted_error(cls):
+    with pytest.raises(NotFittedError, match=rf"^This {cls.__name__} is not fitted yet: call "
+                                             r"fit first\.$"):
+        cls().predict(np.zeros((1, 2)))
 
 
 def test_bad_predict_input_raises():

@@ -20,10 +20,28 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 from core.label_ranking import data as D
-from core.label_ranking._rankings import check_rankings
+from core.label_ranking._rankings import check_rankings, positions_from_scores
 
 
 # ------------------------------------------------------------------ container and helpers
+@pytest.mark.parametrize("scores, count, first", [
+    ([[np.nan, 1.0, 0.0]], 1, "row 0, label 0 is nan"),
+    ([[0.0, 1.0, 2.0], [np.inf, np.nan, 0.0]], 2, "row 1, label 0 is inf"),
+    ([[0.0, -np.inf], [1.0, 2.0]], 1, "row 0, label 1 is -inf"),
+])
+def test_positions_from_scores_refuses_non_finite_scores(scores, count, first):
+    # sorting put NaN last, a silent ranking of a label that has no score
+    with pytest.raises(ValueError, match=rf"^scores must be finite; got {count} NaN or "
+                                         rf"infinite value\(s\) \(the first: {first}\)\.$"):
+        positions_from_scores(scores)
+
+
+def test_positions_from_scores_highest_first_ties_to_lower_label():
+    # written out by hand: row 0 ranks label 1 (0.9), 2 (0.5), 0 (0.1); row 1 ties all three
+    assert positions_from_scores([[0.1, 0.9, 0.5], [2.0, 2.0, 2.0]]).tolist() == [
+        [3, 1, 2], [1, 2, 3]]
+
+
 def test_container_from_array_and_validation():
     d = D.LabelRankingData(X=np.zeros((2, 3)), Y=[[1, 0], [2, 1]], labels=["a", "b"])
     assert d.feature_names == ["x1", "x2", "x3"]

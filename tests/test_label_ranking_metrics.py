@@ -239,6 +239,21 @@ def test_f1_undefined_warns_and_returns_nan():
     assert math.isnan(value)
 
 
+def test_precision_and_recall_do_not_warn_about_f1():
+    # No ranked label in the top 1: P@1 = R@1 = 0 are defined; only F1 (0/0) is undefined.
+    Y_true, Y_pred = [[1, 0, 0]], [[3, 2, 1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        assert M.precision_at_k(Y_true, Y_pred, k=1) == 0.0
+        assert M.recall_at_k(Y_true, Y_pred, k=1) == 0.0
+    with pytest.warns(UndefinedMetricWarning, match=r"F1@K is undefined at k = \[1\]"):
+        assert math.isnan(M.f1_at_k(Y_true, Y_pred, k=1))
+    with pytest.warns(UndefinedMetricWarning, match=r"F1@K is undefined at k = \[1\]"):
+        curve = M.prf_curve(Y_true, Y_pred, ks=[1, 3])
+    # k = 3: the one ranked label is found, P = 1/3, R = 1, F1 = 2(1/3)/(4/3) = 1/2
+    np.testing.assert_allclose(curve["f1"], [np.nan, 0.5])
+
+
 def test_prf_curve_equals_pointwise_functions():
     rng = np.random.default_rng(5)
     Y_true = random_rankings(rng, 70, 12)

@@ -147,11 +147,11 @@ def _check_n_users(n_users: Any, n_total: int, methods: Iterable[str],
     ok = is_integer(n_users)
     if not ok:
         raise ValueError(f"{name} must be a positive integer; got {n_users!r}.")
-    low = 2 if any(m in _AB for m in methods) else 1
-    if n_users < low:
-        raise ValueError(
-            f"{name} must be at least {low} (A/B methods split users in two); got {n_users}."
-        )
+    ab = [m for m in methods if m in _AB]
+    low = 2 if ab else 1
+    if n_users < low:  # the reason only when an A/B method sets the minimum
+        why = f" (A/B methods split users in two: {', '.join(ab)})" if ab else ""
+        raise ValueError(f"{name} must be at least {low}{why}; got {n_users}.")
     if n_users > n_total:
         raise ValueError(
             f"{name} must be at most the number of users in the world ({n_total}); got {n_users}."

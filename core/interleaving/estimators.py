@@ -314,7 +314,7 @@ def _interleaved_inputs(y: Any, shown: Any, lists_a: Any, lists_b: Any):
 
 
 def estimate_rct(y: Any, shown: Any, lists_a: Any, lists_b: Any, *,
-                 design: Literal["epi", "cbi"] = "epi",
+                 design: Literal["epi", "cbi"],
                  rct_undefined: Literal["reweight", "drop"] = "reweight") -> float:
     r"""Difference-in-means estimator, eq. 7, pooled over users: EPI-RCT / CBI-RCT.
 
@@ -334,8 +334,15 @@ def estimate_rct(y: Any, shown: Any, lists_a: Any, lists_b: Any, *,
         The interleaved lists.
     lists_a, lists_b : array-like of int, shape (users, n)
     design : {"epi", "cbi"}
-        Design that produced ``shown`` (only used by ``"reweight"``).
+        Design that produced ``shown`` (:func:`epi_lists` or :func:`cbi_lists`); required,
+        with no default, since a wrong one silently reweights by the other design's
+        probabilities (only used by ``"reweight"``).
     rct_undefined : {"reweight", "drop"}
+
+    Returns
+    -------
+    float
+        The estimate of :math:`\tau_A - \tau_B`.
     """
     check_choice(design, "design", ("epi", "cbi"))
     check_choice(rct_undefined, "rct_undefined", ("reweight", "drop"))
@@ -355,7 +362,7 @@ def estimate_rct(y: Any, shown: Any, lists_a: Any, lists_b: Any, *,
 
 
 def estimate_ips(y: Any, shown: Any, lists_a: Any, lists_b: Any, *,
-                 design: Literal["cbi", "epi"] = "cbi") -> float:
+                 design: Literal["cbi", "epi"]) -> float:
     r"""Inverse-propensity estimator, eq. 8: CBI-IPS (or EPI-IPS).
 
     :math:`\hat\tau_{L^A_u} = \frac1n\sum_{i\in L^A_u}\big[\frac{Z_{ui}Y_{ui}}{p_{ui}} -
@@ -363,6 +370,20 @@ def estimate_ips(y: Any, shown: Any, lists_a: Any, lists_b: Any, *,
     :math:`p_{ui}` is the exact propensity of ``design`` (:func:`cbi_propensities`, or
     :math:`n/|L^A_u\cup L^B_u|` for EPI).  With :math:`p = 1` (identical lists) the control
     term is 0 (module notes).
+
+    Parameters
+    ----------
+    y, shown, lists_a, lists_b
+        As in :func:`estimate_rct`: outcomes, interleaved lists, the two rankers' lists.
+    design : {"cbi", "epi"}
+        Design that produced ``shown`` (:func:`cbi_lists` or :func:`epi_lists`), whose
+        propensities weigh the outcomes; required, with no default, as in
+        :func:`estimate_rct`.
+
+    Returns
+    -------
+    float
+        The estimate of :math:`\tau_A - \tau_B`.
     """
     check_choice(design, "design", ("cbi", "epi"))
     z, yslot, pos_b, ov, n = _interleaved_inputs(y, shown, lists_a, lists_b)

@@ -26,7 +26,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from core._validation import UndefinedMetricWarning, as_generator, check_choice, check_positive_int
+from core._validation import (
+    UndefinedMetricWarning,
+    as_generator,
+    check_choice,
+    check_positive_int,
+    check_real,
+)
 from core.interleaving import _kernel as _k
 from core.interleaving.comparison import (
     METHODS,
@@ -217,7 +223,9 @@ def bias_table(estimates_by_method: Mapping[str, Any], truth: float, *,
     DataFrame indexed by method with columns ``mean, sd, se, ci_low, ci_high, truth, bias,
     truth_in_ci, n_reps, n_nan``.
     """
-    truth = float(truth)
+    truth = check_real(truth, "truth", "a finite number")
+    level = check_real(level, "level", "a number strictly between 0 and 1", low=0, high=1,
+                        low_open=True, high_open=True)
     rows = {}
     for m, est in estimates_by_method.items():
         x = np.asarray(est, dtype=float).ravel()
@@ -277,8 +285,8 @@ def biased_methods(bias: pd.DataFrame, *, n_users: int | None = None,
     if not isinstance(bias, pd.DataFrame) or not need <= set(bias.columns):
         got = sorted(bias.columns) if isinstance(bias, pd.DataFrame) else type(bias).__name__
         raise ValueError(f"bias must be a DataFrame with columns {sorted(need)}; got {got}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+    alpha = check_real(alpha, "alpha", "in (0, 1)", low=0, high=1, low_open=True,
+                        high_open=True)
     if bias.empty:
         return frozenset()
     at = bias["n_users"].max() if n_users is None else n_users
@@ -359,7 +367,7 @@ def false_judgment_rates(grid: Mapping[int, Mapping[str, Any]], truth: float, *,
     tie_rate, nan_rate, n_reps, truth``.
     """
     check_choice(ties, "ties", ("half", "correct", "false"))
-    truth = float(truth)
+    truth = check_real(truth, "truth", "a finite number")
     if truth == 0:
         warnings.warn("the true difference is 0: no sign to judge; false_rate is nan.",
                       UndefinedMetricWarning, stacklevel=2)
@@ -446,9 +454,8 @@ def users_needed(curve_df: pd.DataFrame, *, target: float = 0.05,
     if not isinstance(curve_df, pd.DataFrame) or not need <= set(curve_df.columns):
         raise ValueError(f"curve_df must be a DataFrame with columns {sorted(need)} "
                          "(the output of false_judgment_curve).")
-    target = float(target)
-    if not 0 < target < 1:
-        raise ValueError(f"target must be a false-judgment rate in (0, 1); got {target!r}.")
+    target = check_real(target, "target", "a false-judgment rate in (0, 1)", low=0, high=1,
+                         low_open=True, high_open=True)
     rows = {}
     for m, g in curve_df.groupby("method", sort=False):
         g = g.sort_values("n_users")

@@ -52,6 +52,7 @@ from core._validation import (
     check_binary,
     check_choice,
     check_positive_int,
+    check_real,
     check_scores,
 )
 from core.interleaving.comparison import Comparison
@@ -89,19 +90,13 @@ class WorldParams:
     def __post_init__(self) -> None:
         check_positive_int(self.latent_dim, "latent_dim")
         for name in ("control_rate", "uplift_rate"):
-            v = getattr(self, name)
-            if not 0 < v < 1:
-                raise ValueError(f"{name} must be in (0, 1); got {v!r}.")
+            check_real(getattr(self, name), name, "in (0, 1)", low=0, high=1, low_open=True,
+                        high_open=True)
         for name in ("reactive_share", "suppression"):
-            v = getattr(self, name)
-            if not 0 <= v <= 1:
-                raise ValueError(f"{name} must be in [0, 1]; got {v!r}.")
-        if not -1 <= self.alignment <= 1:
-            raise ValueError(f"alignment must be in [-1, 1]; got {self.alignment!r}.")
+            check_real(getattr(self, name), name, "in [0, 1]", low=0, high=1)
+        check_real(self.alignment, "alignment", "in [-1, 1]", low=-1, high=1)
         for name in ("activity_sd", "popularity_sd", "preference_scale", "uplift_scale"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0; got {v!r}.")
+            check_real(getattr(self, name), name, "a finite number >= 0", low=0)
 
 
 @dataclass(frozen=True)
@@ -327,9 +322,7 @@ def ranker_scores(world: RecWorld, ranker: str, *, noise: float = 0.0,
     ndarray of float64, shape (users, items)
     """
     check_choice(ranker, "ranker", RANKERS)
-    noise = float(noise)
-    if not (np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}.")
+    noise = check_real(noise, "noise", "a finite number >= 0", low=0)
     rng = as_generator(random_state)
     s = np.asarray(RANKERS[ranker](world, rng), dtype=float)
     if noise > 0:
@@ -462,9 +455,13 @@ def targeting_world_from_ab(X: Any, y: Any, t: Any, scores_a: Any, scores_b: Any
     n = check_positive_int(n, "n")
     if n > pool_size:
         raise ValueError(f"n must be at most pool_size ({pool_size}); got {n}.")
+    if pool_size > rows:  # not one pool can be filled, whatever n_pools is
+        raise ValueError(f"pool_size ({pool_size:,}) exceeds the number of rows of X "
+                         f"({rows:,}): not one pool can be filled; pass a pool_size of at "
+                         f"most {rows:,}.")
     max_pools = rows // pool_size
     n_pools = max_pools if n_pools is None else check_positive_int(n_pools, "n_pools")
-    if n_pools < 1 or n_pools > max_pools:
+    if n_pools > max_pools:
         raise ValueError(f"n_pools must be in [1, rows // pool_size = {max_pools}]; got {n_pools}.")
     for arm in (0, 1):
         yy = y[t == arm]

@@ -11,10 +11,31 @@ from collections.abc import Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
+from core._validation import pd_isna
 from core.label_ranking._rankings import check_features, check_rankings, positions_from_scores
 
 __all__ = ["LabelRanker"]
+
+
+def check_groups(groups, n: int, *, rows: str = "row") -> np.ndarray:
+    """``groups`` as an array of shape ``(n,)`` with no missing value, else ``ValueError``.
+
+    A missing group (NaN in a float array; NaN, None, ``pd.NA`` in an object array) is refused
+    with the number of rows that hold one: it names no group, and NaN is not even equal to
+    itself, so it cannot key a group.  ``rows`` says what ``n`` counts in the message.
+    """
+    arr = np.asarray(groups)
+    if arr.shape != (n,):
+        raise ValueError(f"groups must have one value per {rows} ({n}); got shape "
+                         f"{arr.shape}.")
+    missing = (np.isnan(arr) if arr.dtype.kind == "f"
+               else pd_isna(arr) if arr.dtype.kind == "O" else None)
+    if missing is not None and missing.any():
+        raise ValueError(f"groups must name a group for every {rows}; got NaN or None "
+                         f"(missing) in {int(missing.sum())} of {n}.")
+    return arr
 
 
 class LabelRanker(BaseEstimator):
@@ -28,8 +49,8 @@ class LabelRanker(BaseEstimator):
         """Learn from features ``X`` (n, d) and positions ``Y`` (n, L), 0 = not ranked.
 
         ``groups`` (n,) labels rows with a group (e.g. age × gender) for the models that use
-        it; others ignore it.  ``progress(done, total)`` is called during long fits; raise
-        from it to cancel.
+        it; others ignore it.  A missing group (NaN or None) is refused (``ValueError``).
+        ``progress(done, total)`` is called during long fits; raise from it to cancel.
         """
         X = check_features(X)
         Y = check_rankings(Y)
@@ -37,10 +58,7 @@ class LabelRanker(BaseEstimator):
             raise ValueError(f"Y must have one row per row of X ({X.shape[0]}); "
                              f"got {Y.shape[0]}.")
         if groups is not None:
-            groups = np.asarray(groups)
-            if groups.shape != (X.shape[0],):
-                raise ValueError(f"groups must have one value per row ({X.shape[0]}); got "
-                                 f"shape {groups.shape}.")
+            groups = check_groups(groups, X.shape[0])
         if progress is not None and not callable(progress):
             raise ValueError(f"progress must be None or a callable (done, total); "
                              f"got {progress!r}.")
@@ -57,9 +75,13 @@ class LabelRanker(BaseEstimator):
     def _fit(self, X, Y, groups, progress) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _not_fitted(self) -> NotFittedError:
+        """The error of a model used before ``fit`` (a ``ValueError``, as in scikit-learn)."""
+        return NotFittedError(f"This {type(self).__name__} is not fitted yet: call fit first.")
+
     def _check_predict(self, X) -> np.ndarray:
         if not hasattr(self, "n_labels_"):
-            raise ValueError(f"This {type(self).__name__} is not fitted yet: call fit first.")
+            raise self._not_fitted()
         X = check_features(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features; the model was fitted with "

@@ -104,12 +104,24 @@ def positions_from_scores(scores) -> np.ndarray:
     """Complete positions ``1 … L`` from label scores ``(n, L)``: highest score first, ties
     broken by the lower label index (stable).
 
+    Scores must be finite: a NaN has no place in an order (sorting would silently put it
+    last), so NaN or ±inf raises ``ValueError`` with their count.
+
     >>> positions_from_scores([[0.1, 0.9, 0.5]]).tolist()
     [[3, 1, 2]]
     """
-    s = np.asarray(scores, dtype=np.float64)
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("scores must hold numbers only (a score per label); found a value "
+                         "that is not a number.") from None
     if s.ndim != 2:
         raise ValueError(f"scores must be a 2-d array (rows × labels); got {s.ndim} dims.")
+    finite = np.isfinite(s)
+    if not finite.all():
+        r, c = np.argwhere(~finite)[0]
+        raise ValueError(f"scores must be finite; got {int((~finite).sum())} NaN or infinite "
+                         f"value(s) (the first: row {r}, label {c} is {s[r, c]}).")
     order = np.argsort(-s, axis=1, kind="stable")
     pos = np.empty_like(order)
     np.put_along_axis(pos, order, np.arange(1, s.shape[1] + 1)[None, :].repeat(s.shape[0], 0),

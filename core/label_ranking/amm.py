@@ -405,7 +405,7 @@ class _AMMBase(LabelRanker):
         without hyperplanes; shape ``(n_rows, n_labels)``, higher = preferred."""
         X = self._check_predict(X)
         if not hasattr(self, "weights_"):
-            raise ValueError(f"This {type(self).__name__} is not fitted yet: call fit first.")
+            raise self._not_fitted()
         n, d = X.shape
         L = self.n_labels_
         out = np.zeros((n, L))

@@ -66,7 +66,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from core._validation import as_generator, check_positive_int, check_positive_number, check_scores
-from core.label_ranking._base import LabelRanker
+from core.label_ranking._base import LabelRanker, check_groups
 from core.label_ranking._rankings import check_rankings
 
 __all__ = [
@@ -224,6 +224,8 @@ class GroupMallows(LabelRanker):
     ``groups`` are given at ``fit`` (without them every row is one group, i.e. Central-Mal,
     with a warning); at ``predict`` a row takes its group's consensus, and a group not seen in
     training (or ``groups=None``) takes the consensus of all training rows (Central-Mal).
+    A missing group (NaN or None) is refused at ``fit`` and at ``predict`` (``ValueError``
+    with the number of rows that hold one): it names no group.
 
     Parameters
     ----------
@@ -278,10 +280,7 @@ class GroupMallows(LabelRanker):
         out = np.tile(self.consensus_, (X.shape[0], 1))
         if groups is None:
             return out
-        groups = np.asarray(groups)
-        if groups.shape != (X.shape[0],):
-            raise ValueError(f"groups must have one value per row of X ({X.shape[0]}); got "
-                             f"shape {groups.shape}.")
+        groups = check_groups(groups, X.shape[0], rows="row of X")
         index = {_key(g): i for i, g in enumerate(self.groups_)}
         codes = np.array([index.get(_key(g), -1) for g in groups.tolist()], dtype=np.int64)
         seen = codes >= 0

@@ -8,6 +8,7 @@ positions ``(n, L)`` (1 = most preferred, 0 = not ranked; rows may be incomplete
 Two private kernels feed everything: :func:`_discordant` counts, per row, the known pairs a
 prediction puts in the wrong order (disagreement error and τ); :func:`_hits_at` counts, per row
 and cut-off, the ranked labels among the predicted top K (precision, recall, F1 and the curve).
+Only the functions that report F1 warn when it is undefined (precision = recall = 0).
 
 Rows that rank no label (``L_t = 0``) carry no known preference: they are left out of every
 metric here (their per-row values are ``nan``).  A ``Y_true`` where every row is empty is
@@ -250,14 +251,20 @@ def kendall_tau(Y_true, Y_pred) -> float:
 
 
 # ------------------------------------------------------------------ top-K retrieval
-def _prf(Y_true: np.ndarray, Y_pred: np.ndarray, ks: list[int]) -> tuple[np.ndarray, ...]:
-    """Averaged precision, recall and F1 at each ``k`` of ``ks`` over rows with ``L_t > 0``."""
+def _pr(Y_true: np.ndarray, Y_pred: np.ndarray, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Averaged precision and recall at each ``k`` of ``ks`` over rows with ``L_t > 0``."""
     lt = n_ranked(Y_true)
     keep = lt > 0
     hits = _hits_at(Y_true[keep], Y_pred[keep])[:, np.asarray(ks) - 1].astype(np.float64)
     k_arr = np.asarray(ks, dtype=np.float64)
     precision = (hits / k_arr[None, :]).mean(axis=0)
     recall = (hits / lt[keep][:, None]).mean(axis=0)
+    return precision, recall
+
+
+def _f1(precision: np.ndarray, recall: np.ndarray, ks: list[int]) -> np.ndarray:
+    """F1 from averaged precision and recall; ``nan`` with an ``UndefinedMetricWarning``
+    where both are 0.  Only the functions that report F1 call it (so only they warn)."""
     denom = precision + recall
     with np.errstate(invalid="ignore", divide="ignore"):
         f1 = np.where(denom > 0, 2.0 * precision * recall / denom, np.nan)
@@ -266,7 +273,7 @@ def _prf(Y_true: np.ndarray, Y_pred: np.ndarray, ks: list[int]) -> tuple[np.ndar
         warnings.warn(f"F1@K is undefined at k = {bad}: no ranked label is in any predicted "
                       "top K (precision = recall = 0); returning nan.", UndefinedMetricWarning,
                       stacklevel=3)
-    return precision, recall, f1
+    return f1
 
 
 def precision_at_k(Y_true, Y_pred, k: int) -> float:
@@ -300,7 +307,7 @@ def precision_at_k(Y_true, Y_pred, k: int) -> float:
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     k = _check_k(k, Y_true.shape[1])
-    return float(_prf(Y_true, Y_pred, [k])[0][0])
+    return float(_pr(Y_true, Y_pred, [k])[0][0])
 
 
 def recall_at_k(Y_true, Y_pred, k: int) -> float:
@@ -330,7 +337,7 @@ def recall_at_k(Y_true, Y_pred, k: int) -> float:
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     k = _check_k(k, Y_true.shape[1])
-    return float(_prf(Y_true, Y_pred, [k])[1][0])
+    return float(_pr(Y_true, Y_pred, [k])[1][0])
 
 
 def f1_at_k(Y_true, Y_pred, k: int) -> float:
@@ -361,7 +368,8 @@ def f1_at_k(Y_true, Y_pred, k: int) -> float:
     """
     Y_true, Y_pred = _check_pair(Y_true, Y_pred)
     k = _check_k(k, Y_true.shape[1])
-    return float(_prf(Y_true, Y_pred, [k])[2][0])
+    precision, recall = _pr(Y_true, Y_pred, [k])
+    return float(_f1(precision, recall, [k])[0])
 
 
 def prf_curve(Y_true, Y_pred, ks: Iterable[int] | None = None) -> pd.DataFrame:
@@ -396,5 +404,6 @@ def prf_curve(Y_true, Y_pred, ks: Iterable[int] | None = None) -> pd.DataFrame:
     if not ks:
         raise ValueError(f"ks must hold at least one cut-off in 1 … {L}; got none.")
     ks = [_check_k(k, L, "every k of ks") for k in ks]
-    precision, recall, f1 = _prf(Y_true, Y_pred, ks)
+    precision, recall = _pr(Y_true, Y_pred, ks)
+    f1 = _f1(precision, recall, ks)
     return pd.DataFrame({"k": ks, "precision": precision, "recall": recall, "f1": f1})
