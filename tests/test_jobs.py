@@ -482,3 +482,20 @@ def test_newly_done_names_the_jobs_finished_since_the_page_was_drawn():
     assert newly_done(jobs, set()) == {"a", "c"}
     assert newly_done(jobs, {"a"}) == {"c"}
     assert newly_done(jobs, {"a", "c"}) == set()
+
+
+def test_no_time_left_is_claimed_from_the_first_rounds(tmp_path):
+    from types import SimpleNamespace
+
+    from core.runs.jobs import _make_status
+
+    snap = dict(state="running", started=100.0, finished=None, message="",
+                config=SimpleNamespace(n_splits=1), cancel_requested=False,
+                job_dir=tmp_path, job_id="j", run_id="r", label="L", sessions=[],
+                submitted=99.0, fingerprint=None, data_name=None)
+    first = {"phase": "training", "split": 1, "round": 1, "total": 100, "fit_started": 100.0,
+             "updated": 100.05}
+    # round 1 of 100 after 0.05 s, read 3 s later: 99 rounds at 20 per second "left 0 s"
+    assert _make_status(snap, first, 0, 103.0).eta is None
+    later = {**first, "round": 20, "updated": 104.0}  # 20 rounds in 4 s: 80 left, 16 s
+    assert _make_status(snap, later, 0, 104.0).eta == pytest.approx(16.0)

@@ -105,6 +105,10 @@ def test_bad_files_give_clear_messages(tmp_path):
     junk.write_bytes(b"not parquet at all")
     with pytest.raises(DataError, match="cannot be read as Parquet"):
         read_parquet_columns(junk, ["visit"])
+    from core.data.large import file_columns
+
+    with pytest.raises(DataError, match=r"junk.parquet is not a readable Parquet file \(damaged"):
+        file_columns(junk)
     path = tmp_path / "small.parquet"
     pd.DataFrame({"visit": [0, 1, None], "treatment": [0, 1, 1]}).to_parquet(path)
     with pytest.raises(DataError, match=r"'score' not in small.parquet; its columns are visit"):

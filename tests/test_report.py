@@ -290,7 +290,7 @@ def test_config_table_flattens_a_real_run_config():
     assert np.isnan(row["C"])  # a setting this run does not have
     other = table.loc["two-model"]
     assert other["params.seed"] == tm.params_dict["seed"] and other["seed"] == tm.seed
-    assert other["dataset"] == "uploaded" and other["repeats"] == 1
+    assert other["dataset"] == "upload or file" and other["repeats"] == 1
     # RunConfig objects are accepted as they are
     pd.testing.assert_frame_equal(config_table(configs), table)
 

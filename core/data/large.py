@@ -507,12 +507,15 @@ def file_columns(path: str | Path) -> list[str]:
     import pyarrow.parquet as pq
 
     path = file_path(path)
+    parquet = path.suffix.lower() in (".parquet", ".pq")
     try:
-        if path.suffix.lower() in (".parquet", ".pq"):
+        if parquet:
             return list(pq.ParquetFile(path).schema_arrow.names)
         names = list(pcsv.open_csv(path).schema.names)
     except (OSError, pa.ArrowInvalid) as exc:
-        raise DataError(f"{path.name} cannot be read as Parquet or CSV: {exc}") from None
+        what = ("is not a readable Parquet file (damaged, cut short, or another format under "
+                "a .parquet name)" if parquet else "cannot be read as CSV")
+        raise DataError(f"{path.name} {what}. pyarrow says: {exc}") from None
     if len(names) == 1:
         sep = next((f"'{c}'" if c == ";" else "tab" for c in (";", "\t") if c in names[0]), "")
         raise DataError(

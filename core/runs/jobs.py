@@ -611,7 +611,10 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
             progress.get("updated")
         if task:
             done, total = float(progress.get("fraction") or 0.0), 1
-        if total and done > 0 and fit0 and updated and updated > fit0:
+        # a rate from the first round or two is noise ("about 0 s left" at round 1 of 100):
+        # an estimate once 2 % of the work and half a second of fitting are behind
+        if (total and done >= 0.02 * n_splits * total and fit0 and updated
+                and updated - fit0 >= 0.5):
             rate = done / (updated - fit0)
             eta = max(0.0, (n_splits * total - done) / rate - max(0.0, now - updated))
     elif state == "queued":

@@ -596,8 +596,8 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         Indexed by run (index name ``"run"``), columns in this order: ``model``; every model
         parameter under its own name (``learning_rate``, ``n_estimators``...; nested dicts as
         ``outer.inner``; a parameter whose name is one of the fixed columns gets a
-        ``params.`` prefix); ``dataset`` (the dataset key, or ``"uploaded"`` for uploaded
-        data); every dataset loader option as ``options.<name>``; ``scheme``; ``test size``
+        ``params.`` prefix); ``dataset`` (the dataset key, or ``"upload or file"`` for data
+        uploaded or read by path); every dataset loader option as ``options.<name>``; ``scheme``; ``test size``
         (fraction of rows in each test split); ``repeats`` (number of splits); ``seed``;
         ``data fingerprint`` (first 12 hex digits of the data's SHA-256); then any other key
         of the dicts, as it is.  The format ``version`` is left out.  A setting a run does
@@ -611,7 +611,7 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
     ...        "seed": 0}
     >>> config_table({"A": cfg}).iloc[0].to_dict()  # doctest: +NORMALIZE_WHITESPACE
     {'model': 'LambdaMART', 'learning_rate': 0.05, 'n_estimators': 300,
-     'dataset': 'uploaded', 'scheme': 'repeated', 'test size': 0.3, 'repeats': 10,
+     'dataset': 'upload or file', 'scheme': 'repeated', 'test size': 0.3, 'repeats': 10,
      'seed': 0, 'data fingerprint': 'abababababab'}
     """
     if not isinstance(configs, Mapping) or not configs:
@@ -636,7 +636,7 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         dataset = cfg.pop("dataset", None)
         fingerprint = cfg.pop("fingerprint", None)
         row = {"model": cfg.pop("model", None), **params,
-               "dataset": "uploaded" if dataset is None else dataset, **options,
+               "dataset": "upload or file" if dataset is None else dataset, **options,
                "scheme": cfg.pop("scheme", None), "test size": cfg.pop("test_size", None),
                "repeats": cfg.pop("n_repeats", None), "seed": cfg.pop("seed", None),
                "data fingerprint": fingerprint[:12] if isinstance(fingerprint, str) else None}
