@@ -94,8 +94,9 @@ with file_tab:
             st.session_state["data_file_path"] = str(common.demo_parquet())
     opened = common.current_choice().file  # the file in use (also after a reload): shown
     common.remember("data_file_path", opened[0] if opened else "")
-    path = st.text_input("Path of a Parquet or CSV file", key="data_file_path",
-                         placeholder="/data/criteo-uplift-v2.1.parquet").strip()
+    path = datasets.typed_path(st.text_input(  # pasted quotes and ~ taken off
+        "Path of a Parquet or CSV file", key="data_file_path",
+        placeholder="/data/criteo-uplift-v2.1.parquet"))
     if path:
         with common.guard("Reading the file"):
             columns = common.file_columns(path)
@@ -114,7 +115,7 @@ with file_tab:
                 m[1].metric("Columns", f"{len(info['columns']):,}")
                 m[2].metric("Size on disk", common.size_text(info["bytes"]))
                 m[3].metric("Treated share", f"{info['treated share']:.1%}")
-                m[4].metric("Effect on the outcome (ATE)", common.points_text(
+                m[4].metric("Effect (ATE)", common.points_text(
                     info["outcome treated"] - info["outcome control"]),
                     help="Outcome rate of the treated minus that of the control rows, in "
                          "percentage points.")

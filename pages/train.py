@@ -1,7 +1,5 @@
 """Train: queue uplift models in the background, watch progress, cancel, keep runs."""
 
-import time
-
 import streamlit as st
 
 from core.evaluation.metrics import LABEL_SETS
@@ -19,7 +17,7 @@ from core.runs.presets import (
 from core.runs.store import RunConfig
 from ui import common
 from ui.glossary import GLOSSARY
-from ui.jobs import draw_job, newly_done
+from ui.jobs import draw_job, listed_jobs, newly_done
 from ui.multiarm_view import train_section
 
 BUDGET_HELP = ("Boosting rounds (trees) and learning rate of every LightGBM model; the forest "
@@ -86,7 +84,7 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
                           label=run_label(config), data_name=data.name)
 
 # The done jobs the runs table below includes; the panel reruns the page when one more is done.
-st.session_state["train_done"] = newly_done(runner.jobs(session=sid), set())
+st.session_state["train_done"] = newly_done(listed_jobs(runner, sid)[0], set())
 head, toggle = st.columns([3, 2], vertical_alignment="bottom")
 head.subheader("Jobs")
 common.remember("train_all_jobs", False)
@@ -95,13 +93,7 @@ show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
 
 @st.fragment(run_every=1.0)
 def job_panel():
-    jobs = runner.jobs(session=sid)
-    # jobs still running for a tab that was reloaded or closed (its session is gone): shown
-    # here too, so they can be followed and cancelled
-    mine = {job.job_id for job in jobs}
-    since = st.session_state.setdefault("train_since", time.time())
-    jobs += [job for job in runner.jobs() if job.job_id not in mine and job.kind == "train"
-             and (not job.is_final or (job.finished or 0) >= since)]
+    jobs, mine = listed_jobs(runner, sid)
     if newly_done(jobs, st.session_state.get("train_done", set())):
         st.rerun(scope="app")  # a run finished: refresh "Trained runs"
     shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]

@@ -353,7 +353,7 @@ def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
     path = tmp_path / "big.parquet"
     d.X.assign(treatment=d.t, visit=d.y).to_parquet(path)
     at = run_page()
-    at.text_input(key="data_file_path").set_value(str(path))
+    at.text_input(key="data_file_path").set_value(f" '{path}' ")  # pasted with its quotes
     assert_clean(at.run())
     assert at.selectbox(key="data_file_t").value == "treatment"
     assert at.selectbox(key="data_file_y").value == "visit"

@@ -4,6 +4,7 @@ The pages only draw; the runner does the work."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -37,6 +38,19 @@ def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:
     """Ids of the jobs in ``jobs`` that are "done" but not in ``seen`` (the done jobs the page
     last drew): a training run finished since, so the page's list of runs is out of date."""
     return {job.job_id for job in jobs if job.state == "done"} - set(seen)
+
+
+def listed_jobs(runner: JobRunner, session: str) -> tuple[list[JobStatus], set[str]]:
+    """The training jobs a page lists: ``session``'s, and those of a tab that was reloaded
+    or closed (its session is gone) still running or ended since this session first asked
+    — shown too, so they can be followed and cancelled.  Returns ``(jobs, ids of
+    session's own)``."""
+    jobs = runner.jobs(session=session)
+    mine = {job.job_id for job in jobs}
+    since = st.session_state.setdefault("jobs_listed_since", time.time())
+    return jobs + [job for job in runner.jobs() if job.job_id not in mine
+                   and job.kind == "train"
+                   and (not job.is_final or (job.finished or 0) >= since)], mine
 
 
 def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str,

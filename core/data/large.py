@@ -51,7 +51,7 @@ from core.data.abmapping import (
 __all__ = ["BLOCK_ROWS", "CRITEO_FEATURES", "CRITEO_FILE", "CRITEO_ROWS", "check_ab_codes",
            "criteo_parquet", "file_columns", "file_path", "iter_criteo_like", "load_ab_file",
            "load_criteo", "make_criteo_like", "parquet_summary", "read_parquet_columns",
-           "write_criteo_like"]
+           "typed_path", "write_criteo_like"]
 
 #: Rows of Criteo Uplift v2.1.
 CRITEO_ROWS = 13_979_592
@@ -477,6 +477,15 @@ NOT_FEATURES = frozenset({"visit", "visited", "conversion", "converted", "exposu
                           "revenue", "tau", "ite", "cate", "uplift", "true_effect"})
 
 
+def typed_path(text: str | Path) -> str:
+    """A typed or pasted path as a plain one: surrounding spaces and quotes removed, ``~``
+    expanded (``" '~/ab.csv' "`` → ``"/home/me/ab.csv"``); nothing is checked."""
+    text = str(text).strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()
+    return str(Path(text).expanduser()) if text else ""
+
+
 def file_path(path: str | Path) -> Path:
     """The file a typed or pasted path names: surrounding spaces and quotes (a "copy as path"
     gives ``'/data/x.parquet'``) removed, ``~`` expanded.
@@ -486,10 +495,7 @@ def file_path(path: str | Path) -> Path:
     DataError
         Nothing there, or a folder.
     """
-    text = str(path).strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1].strip()
-    out = Path(text).expanduser()
+    out = Path(typed_path(path))
     if out.is_dir():
         raise DataError(f"{out} is a folder: give the path of a Parquet or CSV file in it.")
     if not out.is_file():
