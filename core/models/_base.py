@@ -425,53 +425,50 @@ class LightGBMParams:
                group: np.ndarray | None = None,
                weight: np.ndarray | None = None,
                valid: ValidationSet | None = None) -> lgb.Booster:
-        dataset, params = _train_dataset(params, frame, label, group, weight)
-        callbacks = progress_callback(callback, offset=offset, total=total or n_rounds)
-        if valid is None:
-            return lgb.train(params, dataset, num_boost_round=n_rounds, callbacks=callbacks)
-        vset = lgb.Dataset(valid.frame, label=valid.label, group=valid.group,
-                           reference=dataset, categorical_feature="auto",
-                           params={"verbose": -1})
-        history: dict = {}
-        callbacks = [*callbacks, lgb.record_evaluation(history)]
-        if valid.stopping_rounds:
-            callbacks.append(lgb.early_stopping(valid.stopping_rounds, verbose=False))
-        booster = lgb.train(params, dataset, num_boost_round=n_rounds, valid_sets=[vset],
-                            valid_names=["validation"], feval=valid.feval,
-                            callbacks=callbacks)
-        valid.history = [float(v) for v in next(iter(history["validation"].values()), [])]
-        return booster
+        try:
+            return _train_once(params, frame, label, n_rounds, callback=callback,
+                               offset=offset, total=total, group=group, weight=weight,
+                               valid=valid)
+        except lgb.basic.LightGBMError as err:
+            # LightGBM drops ("pre-filters") every feature that no split with
+            # min_data_in_leaf (min_child_samples) rows on each side can use, e.g. all of
+            # them on 40 rows with the default 20.  Its built-in objectives then grow
+            # one-leaf trees (a constant model), but with a callable objective lgb.train
+            # calls Booster.reset_parameter({"objective": "none"}), which fails the C++ check
+            # "num_features() > 0" before the first round.  Then the same training runs
+            # without the pre-filter (the tree learner still keeps min_data_in_leaf rows
+            # per leaf, estimated from the hessians).  Any other data trains as before:
+            # nothing is added to its path.
+            if ("num_features()" not in str(err) or not callable(params.get("objective"))
+                    or params.get("feature_pre_filter") is False):
+                raise
+            return _train_once({**params, "feature_pre_filter": False}, frame, label, n_rounds,
+                               callback=callback, offset=offset, total=total, group=group,
+                               weight=weight, valid=valid)
 
 
-def _train_dataset(params: dict, frame: pd.DataFrame, label: np.ndarray,
-                   group: np.ndarray | None,
-                   weight: np.ndarray | None) -> tuple[lgb.Dataset, dict]:
-    """The training Dataset and parameters of ``lgb.train``, safe for a custom objective.
-
-    LightGBM drops ("pre-filters") every feature that no split with ``min_data_in_leaf``
-    (``min_child_samples``) rows on each side can use, e.g. all of them on 40 rows with
-    the default 20.  With no feature left its built-in objectives grow one-leaf trees (a
-    constant model), but a callable objective makes ``lgb.train`` call
-    ``Booster.reset_parameter({"objective": "none"})``, which fails LightGBM's C++ check
-    ``num_features() > 0``.  So for a callable objective the Dataset is constructed here,
-    with the parameters ``lgb.train`` gives it; if it keeps a feature it is returned as
-    is (the Dataset ``lgb.train`` would have built: models are unchanged), else a fresh
-    one is returned with ``feature_pre_filter=False`` added to the training parameters
-    (so ``lgb.train`` gives the same to the validation set).  Training then runs, and the
-    tree learner splits only where it finds ``min_data_in_leaf`` rows per leaf, estimated
-    from the hessians, so a few splits may pass where the exact pre-filter saw none.
-    """
-    def build(dataset_params: dict) -> lgb.Dataset:
-        return lgb.Dataset(frame, label=label, group=group, weight=weight,
-                           categorical_feature="auto", free_raw_data=True,
-                           params={"verbose": -1, **dataset_params})
-
-    if not callable(params.get("objective")):
-        return build({}), params
-    dataset = build({**params, "objective": "none"}).construct()  # as lgb.train does
-    if any(dataset.feature_num_bin(j) > 0 for j in range(dataset.num_feature())):
-        return dataset, params
-    return build({}), {**params, "feature_pre_filter": False}
+def _train_once(params: dict, frame: pd.DataFrame, label: np.ndarray, n_rounds: int, *,
+                callback: Callback | None, offset: int, total: int | None,
+                group: np.ndarray | None, weight: np.ndarray | None,
+                valid: ValidationSet | None) -> lgb.Booster:
+    dataset = lgb.Dataset(frame, label=label, group=group, weight=weight,
+                          categorical_feature="auto", free_raw_data=True,
+                          params={"verbose": -1})
+    callbacks = progress_callback(callback, offset=offset, total=total or n_rounds)
+    if valid is None:
+        return lgb.train(params, dataset, num_boost_round=n_rounds, callbacks=callbacks)
+    vset = lgb.Dataset(valid.frame, label=valid.label, group=valid.group,
+                       reference=dataset, categorical_feature="auto",
+                       params={"verbose": -1})
+    history: dict = {}
+    callbacks = [*callbacks, lgb.record_evaluation(history)]
+    if valid.stopping_rounds:
+        callbacks.append(lgb.early_stopping(valid.stopping_rounds, verbose=False))
+    booster = lgb.train(params, dataset, num_boost_round=n_rounds, valid_sets=[vset],
+                        valid_names=["validation"], feval=valid.feval,
+                        callbacks=callbacks)
+    valid.history = [float(v) for v in next(iter(history["validation"].values()), [])]
+    return booster
 
 
 @dataclass
