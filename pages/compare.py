@@ -187,12 +187,14 @@ with common.guard("Comparing the runs"):
     st.caption(f"Scores and model file of **{labels[which]}** (the run picked for the "
                "decile chart above).")
     e1.download_button("Scores of this run, every split (CSV)", lambda: safe_csv_bytes(
-        scores_frame(runs[which], split="all", data=data)), "uprank_scores.csv", "text/csv",
+        scores_frame(runs[which], split="all", data=data)),
+        common.file_stem("uprank_scores", labels[which], which[:8]) + ".csv", "text/csv",
         key="cmp_dl_scores", on_click="ignore")
     model_path = runs[which].model_path(0)
     if model_path is not None:
         e2.download_button("Model file of split 1 (LightGBM text / JSON)", model_path.read_bytes,
-                           model_path.name, key="cmp_dl_model", on_click="ignore")
+                           common.file_stem("uprank_model", labels[which], which[:8])
+                           + model_path.suffix, key="cmp_dl_model", on_click="ignore")
     report = view.report_builder(
         data=data, runs=runs, chosen=chosen, labels=labels, definition=definition,
         cutoff=cutoff, splits=splits, cuts=cuts, summary=summary, reference=reference,
@@ -200,7 +202,8 @@ with common.guard("Comparing the runs"):
         ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
         planned_share=common.planned_share(data)[::2],
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    e3.download_button("Report (one HTML file)", report, "uprank_report.html", "text/html",
+    e3.download_button("Report (one HTML file)", report,
+                       common.file_stem("uprank_report", data.name) + ".html", "text/html",
                        key="cmp_dl_report", on_click="ignore")
     common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl")
     st.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),

@@ -382,6 +382,18 @@ def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
     assert_only_error(at.run(), "No file at")
 
 
+def test_download_names_carry_the_run_and_are_safe_file_names():
+    from ui.common import file_stem
+
+    # two runs' score files no longer share "uprank_scores.csv"
+    a = file_stem("uprank_scores", "LambdaMART-PCG (separate, abs1) · 100 trees", "a1b2c3d4")
+    assert a == "uprank_scores_LambdaMART-PCG_separate_abs1_100_trees_a1b2c3d4"
+    assert file_stem("uprank_scores", "Flipped label · 100 trees", "ffff0000") != a
+    assert file_stem("uprank_report", "Hillstrom — Womens E-Mail, visit") == \
+        "uprank_report_Hillstrom_Womens_E-Mail_visit"
+    assert len(file_stem("x", "y" * 200)) == 80
+
+
 def test_counts_in_metric_tiles_are_short_enough_to_show_whole():
     from ui.common import short_count
 

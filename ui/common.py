@@ -192,6 +192,17 @@ def current_choice() -> DatasetChoice:
     return _choice()
 
 
+def file_stem(*parts: str) -> str:
+    """A download's file name stem from readable parts: ``("uprank_scores", "LambdaMART-PCG
+    (separate) · 100 trees", "a1b2c3d4")`` → ``"uprank_scores_LambdaMART-PCG_separate_100_
+    trees_a1b2c3d4"`` (letters, digits, ``-`` and ``_`` only, at most 80 characters), so two
+    runs' downloads do not share a name."""
+    import re
+
+    text = "_".join(re.sub(r"[^0-9A-Za-z-]+", "_", str(p)).strip("_") for p in parts if p)
+    return re.sub(r"_+", "_", text)[:80].rstrip("_")
+
+
 def size_text(n_bytes: int) -> str:
     """A file size as people read it: ``"148 KB"``, ``"12.3 MB"``, ``"1.2 GB"``."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
