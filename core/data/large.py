@@ -156,7 +156,8 @@ def make_criteo_like(n_rows: int = CRITEO_ROWS, *, random_state: Any = 0) -> ABD
             for name in ("treatment", "conversion", "visit", "exposure")}
     tau = np.empty(n_rows, dtype=np.float32)
     seed = (f"seed {random_state}" if isinstance(random_state, (int, np.integer))
-            else "unseeded" if random_state is None else f"seeded by a {type(random_state).__name__}")
+            else "unseeded" if random_state is None
+            else f"seeded by a {type(random_state).__name__}")
     at = 0
     for block in iter_criteo_like(n_rows, random_state=random_state):
         m = block["visit"].shape[0]

@@ -597,7 +597,8 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         parameter under its own name (``learning_rate``, ``n_estimators``...; nested dicts as
         ``outer.inner``; a parameter whose name is one of the fixed columns gets a
         ``params.`` prefix); ``dataset`` (the dataset key, or ``"upload or file"`` for data
-        uploaded or read by path); every dataset loader option as ``options.<name>``; ``scheme``; ``test size``
+        uploaded or read by path); every dataset loader option as ``options.<name>``;
+        ``scheme``; ``test size``
         (fraction of rows in each test split); ``repeats`` (number of splits); ``seed``;
         ``data fingerprint`` (first 12 hex digits of the data's SHA-256); then any other key
         of the dicts, as it is.  The format ``version`` is left out.  A setting a run does
