@@ -106,6 +106,23 @@ def test_a_job_of_a_reloaded_tab_is_shown_and_can_be_cancelled():
     assert [s.state for s in _runner().jobs() if s.state in ("queued", "running")] == []
 
 
+def test_a_job_of_another_tab_that_finishes_is_shown_done_once():
+    # the page compared the done jobs it lists with this session's only: a finished job of
+    # another (reloaded) tab made the page rerun itself every second, for ever
+    watcher = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(watcher.switch_page("pages/train.py").run())
+    other = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(other.switch_page("pages/train.py").run())
+    other.multiselect(key="train_models").set_value(["Flipped label (Lai 2006)"])
+    other.number_input(key="train_seed").set_value(7)
+    assert_clean(other.button(key="train_go").click().run())
+    lines = wait_for(watcher, ("done",))
+    assert lines == [job_lines(watcher)[0]] and "Started in another tab" in texts(
+        watcher.caption)
+    assert len(watcher.dataframe[0].value) == 1  # the run is in Trained runs
+    assert_clean(watcher.run())  # and the page stays still
+
+
 def test_failing_job_shows_a_message_not_an_exception(rng):
     n = 60
     t = [i % 2 for i in range(n)]
