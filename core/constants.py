@@ -16,10 +16,17 @@ def auuc_column(cutoff: float) -> str:
     """Column label of the AUUC at ``cutoff`` (a fraction): ``"AUUC@30%"``, ``"AUUC@12.5%"``.
 
     Whole percents read as before (``0.3`` → ``"AUUC@30%"``); others keep up to four
-    significant digits, so distinct cut-offs such as 0.12 and 0.125 get distinct columns
-    (:func:`core._validation.check_cutoffs` refuses two that would still read alike).
+    significant digits (more when four would round a cut-off below 1 up to 100 %), so
+    distinct cut-offs such as 0.12 and 0.125 get distinct columns
+    (:func:`core._validation.check_cutoffs` refuses two that would still read alike).  The
+    separate definitions read their area on a grid of whole percents, so there such columns
+    may hold the same number.
 
-    >>> auuc_column(0.3), auuc_column(0.125), auuc_column(0.001)
-    ('AUUC@30%', 'AUUC@12.5%', 'AUUC@0.1%')
+    >>> auuc_column(0.3), auuc_column(0.125), auuc_column(0.001), auuc_column(0.99999)
+    ('AUUC@30%', 'AUUC@12.5%', 'AUUC@0.1%', 'AUUC@99.999%')
     """
-    return f"AUUC@{100 * float(cutoff):.4g}%"
+    cutoff = float(cutoff)
+    text = f"{100 * cutoff:.4g}"
+    if cutoff < 1 and float(text) >= 100:
+        text = f"{100 * cutoff:.10g}"
+    return f"AUUC@{text}%"

@@ -84,7 +84,8 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
                           label=run_label(config), data_name=data.name)
 
 # The done jobs the runs table below includes; the panel reruns the page when one more is done.
-st.session_state["train_done"] = newly_done(listed_jobs(runner, sid)[0], set())
+listed = listed_jobs(runner, sid, is_open=common.session_is_open)[0]
+st.session_state["train_done"] = newly_done(listed, set())
 head, toggle = st.columns([3, 2], vertical_alignment="bottom")
 head.subheader("Jobs")
 common.remember("train_all_jobs", False)
@@ -93,7 +94,7 @@ show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
 
 @st.fragment(run_every=1.0)
 def job_panel():
-    jobs, mine = listed_jobs(runner, sid)
+    jobs, mine = listed_jobs(runner, sid, is_open=common.session_is_open)
     if newly_done(jobs, st.session_state.get("train_done", set())):
         st.rerun(scope="app")  # a run finished: refresh "Trained runs"
     shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]

@@ -190,3 +190,24 @@ def _runner():
     from ui import common
 
     return common.runner()
+
+
+def test_a_job_another_open_tab_follows_is_not_listed_nor_cancellable_here():
+    from types import SimpleNamespace
+
+    from ui.jobs import listed_jobs
+
+    def job(job_id, sessions, state="running"):
+        return SimpleNamespace(job_id=job_id, sessions=sessions, kind="train", state=state,
+                               is_final=state not in ("queued", "running"), finished=None)
+
+    jobs = [job("mine", ("A",)), job("live tab", ("B",)), job("orphan", ("C",)),
+            job("shared", ("B", "C"))]
+
+    class Runner:
+        def jobs(self, session=None):
+            return [j for j in jobs if session is None or session in j.sessions]
+
+    listed, mine = listed_jobs(Runner(), "A", is_open=lambda sid: sid == "B")
+    # tab B is open: its jobs are its own business (they stop only from B); C's tab is gone
+    assert [j.job_id for j in listed] == ["mine", "orphan"] and mine == {"mine"}

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import data as datasets
 from core.data import DATASET_PARAMS, ABData, DataError, DatasetChoice
@@ -421,7 +422,27 @@ def session_id() -> str:
     """A stable id of this browser session (its jobs are listed as "yours")."""
     if "session_id" not in st.session_state:
         st.session_state["session_id"] = uuid.uuid4().hex
-    return st.session_state["session_id"]
+    sid = st.session_state["session_id"]
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        _browser_sessions()[sid] = ctx.session_id
+    return sid
+
+
+@st.cache_resource
+def _browser_sessions() -> dict[str, str]:
+    """Our session ids → Streamlit's session ids (to ask Streamlit whether a tab is open)."""
+    return {}
+
+
+def session_is_open(sid: str) -> bool:
+    """Whether the browser tab of session ``sid`` is still connected.  A reload or a closed
+    tab ends Streamlit's session; outside a running server (tests) no tab counts as open."""
+    from streamlit.runtime import Runtime
+
+    streamlit_id = _browser_sessions().get(sid)
+    return (streamlit_id is not None and Runtime.exists()
+            and Runtime.instance().is_active_session(streamlit_id) is True)  # (a test's mock)
 
 
 def thousands(value) -> str:

@@ -40,16 +40,20 @@ def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:
     return {job.job_id for job in jobs if job.state == "done"} - set(seen)
 
 
-def listed_jobs(runner: JobRunner, session: str) -> tuple[list[JobStatus], set[str]]:
-    """The training jobs a page lists: ``session``'s, and those of a tab that was reloaded
-    or closed (its session is gone) still running or ended since this session first asked
-    — shown too, so they can be followed and cancelled.  Returns ``(jobs, ids of
-    session's own)``."""
+def listed_jobs(runner: JobRunner, session: str, *,
+                is_open: Callable[[str], bool] = lambda sid: False
+                ) -> tuple[list[JobStatus], set[str]]:
+    """The training jobs a page lists: ``session``'s, and the orphans — jobs whose every
+    tab was reloaded or closed (``is_open(session id)`` false for all of them), still
+    running or ended since this session first asked — so they can be followed and
+    cancelled.  A job another open tab is following is not listed (nor cancellable) here.
+    Returns ``(jobs, ids of session's own)``."""
     jobs = runner.jobs(session=session)
     mine = {job.job_id for job in jobs}
     since = st.session_state.setdefault("jobs_listed_since", time.time())
     return jobs + [job for job in runner.jobs() if job.job_id not in mine
                    and job.kind == "train"
+                   and not any(is_open(s) for s in job.sessions)
                    and (not job.is_final or (job.finished or 0) >= since)], mine
 
 

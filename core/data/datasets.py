@@ -304,13 +304,13 @@ class DatasetSpec:
     description: str = ""
 
 
-#: key -> :class:`DatasetSpec`, in the order the Data page lists them ("world" is the default).
 def _seed(random_state: Any) -> Any:
     """A seed option as the generator takes it: an int from a link's text ("3"); ``None``,
     a SeedSequence or a Generator from a notebook as given."""
     return int(random_state) if isinstance(random_state, (str, float)) else random_state
 
 
+#: key -> :class:`DatasetSpec`, in the order the Data page lists them ("world" is the default).
 DATASETS: dict[str, DatasetSpec] = {
     "world": DatasetSpec(
         "world", "Uplift world (synthetic, known effect)", make_uplift_world,

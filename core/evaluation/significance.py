@@ -73,8 +73,9 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
     else ``n_permutations`` random ones) whose :math:`|\bar d|` is at least the observed one.
     Identical vectors (every :math:`d = 0`) give ``(0.0, 1.0)``; a constant shift
     :math:`d_i = c \ne 0` gives :math:`t = \pm\infty`, p = 0 for the t-test, but the exact
-    :math:`p = 2/2^n` for the permutation test (only the all-plus and all-minus flips reach
-    :math:`|c|`).
+    :math:`p = 2/2^n` for the permutation test when all :math:`2^n` flips are enumerated
+    (only the all-plus and all-minus flips reach :math:`|c|`; with sampled flips about
+    ``2/(n_permutations + 1)``).
 
     Parameters
     ----------
