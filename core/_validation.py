@@ -66,19 +66,12 @@ def check_choice(value: Any, name: str, allowed: Iterable[Any]) -> Any:
 def check_fraction(value: Any, name: str, *, allow_zero: bool = False) -> float:
     """Return ``value`` as a float in (0, 1] (or [0, 1] with ``allow_zero``).
 
-    Booleans and text (``True``, ``"0.3"``) are refused: a number was meant.
+    Booleans and text (``True``, ``"0.3"``) are refused: a number was meant
+    (:func:`check_real`).
     """
-    if isinstance(value, (bool, np.bool_, str, bytes)):
-        raise ValueError(f"{name} must be a number in (0, 1]; got {value!r}.")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1]; got {value!r}.") from None
-    low_ok = v >= 0 if allow_zero else v > 0
-    if not (np.isfinite(v) and low_ok and v <= 1):
-        interval = "[0, 1]" if allow_zero else "(0, 1]"
-        raise ValueError(f"{name} must be a number in {interval}; got {value!r}.")
-    return v
+    interval = "[0, 1]" if allow_zero else "(0, 1]"
+    return check_real(value, name, f"a number in {interval}", low=0.0, high=1.0,
+                      low_open=not allow_zero)
 
 
 def is_integer(value: Any) -> bool:
@@ -296,16 +289,7 @@ def check_positive_number(value: Any, name: str, what: str) -> float:
     >>> check_positive_number(0.5, "C", "inverse L2 strength")
     0.5
     """
-    message = f"{name} must be a positive number ({what}); got {value!r}."
-    if isinstance(value, (bool, np.bool_, str, bytes)):
-        raise ValueError(message)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(message) from None
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(message)
-    return v
+    return check_real(value, name, f"a positive number ({what})", low=0.0, low_open=True)
 
 
 def check_real(value: Any, name: str, what: str, *, low: float = -np.inf,

@@ -153,25 +153,24 @@ if (few := hygiene.small_cells_note(data.y, data.t)) is not None:
 if data.multiarm is not None:
     arms_view.data_section(data)
 else:
-    source = common.current_source()
-    design, note, assumed = datasets.srm_design(data.t, *(source or (None, ())))
+    default, note, _ = common.planned_share(data)
     left, right = st.columns(2)
     with left:
         st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
-        common.remember("data_share", round(design, 4), shared=common.share_key())
+        common.remember("data_share", round(default, 4), shared=common.share_key())
         share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01,
                                 key="data_share", help=GLOSSARY["SRM"])
         st.caption(note)
+        assumed = common.planned_share(data)[2]  # the box still holds the data's own share
         with common.guard("The SRM test"):
-            srm = hygiene.srm_test(data.t, expected_treated_share=share)
+            srm = hygiene.srm_test(data.t, expected_treated_share=share, assumed=assumed)
             if srm.attrs["srm"]:
                 st.warning(f"The arms are not split as designed: {data.n_treated / data.n:.1%} "
                            f"of the rows are treated where {hygiene.share_text(share)} was "
                            f"planned. {srm.attrs['verdict']}", icon=":material/warning:")
-            elif assumed and abs(share - design) < 1e-9:  # the data's own share, rounded
-                st.info(srm.attrs["verdict"] + " The planned share is assumed from the data, "
-                        "so this only rules out gross mismatches: type the share the test "
-                        "was designed with to check it.", icon=":material/help:")
+            elif assumed:
+                st.info(srm.attrs["verdict"] + " Type the share the test was designed with "
+                        "to check it.", icon=":material/help:")
             else:
                 st.success(srm.attrs["verdict"])
             st.dataframe(srm, key="data_srm", column_config={

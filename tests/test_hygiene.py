@@ -55,6 +55,15 @@ def test_a_gross_mismatch_reads_p_below_0_001_never_p_0():
     assert "p < 0.001)" in res.attrs["verdict"] and "p = 0" not in res.attrs["verdict"]
 
 
+def test_an_assumed_share_is_said_in_the_verdict():
+    t = np.r_[np.ones(590, int), np.zeros(410, int)]
+    plain, assumed = srm_test(t, expected_treated_share=0.6), srm_test(
+        t, expected_treated_share=0.6, assumed=True)
+    assert assumed.attrs["verdict"] == plain.attrs["verdict"] + (
+        " The planned share was not given: it is the observed share rounded to 5 %, so only "
+        "a gross mismatch shows.")
+
+
 def test_srm_validation():
     with pytest.raises(ValueError, match="t must hold only 0 and 1"):
         srm_test([0, 1, 2])

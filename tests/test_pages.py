@@ -214,7 +214,7 @@ def test_an_upload_without_a_design_gets_a_neutral_srm_note_until_one_is_typed()
     assert at.number_input(key="data_share").value == 0.6
     assert "No sample ratio mismatch" not in texts(at.success)
     assert "consistent with a 60% treated share" in texts(at.info)
-    assert "assumed from the data" in texts(at.info)
+    assert "The planned share was not given" in texts(at.info)
     assert_clean(at.number_input(key="data_share").set_value(0.5).run())
     warning = texts(at.warning)
     assert "not split as designed: 59.0% of the rows are treated where 50% was planned" in (

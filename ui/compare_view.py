@@ -191,10 +191,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         text = takeaway(paired, ranks, cutoff=cutoff, reference=labels[reference],
                         n_splits=n_splits, definition=definition, n_boot=n_boot)
         share, assumed = planned_share
-        srm = hygiene.srm_test(data.t, expected_treated_share=share)
-        if assumed:
-            srm.attrs["verdict"] += (" The planned share was not given: it is the observed "
-                                     "share rounded to 5 %, so only a gross mismatch shows.")
+        srm = hygiene.srm_test(data.t, expected_treated_share=share, assumed=assumed)
         html = comparison_report(
             f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
             srm=srm, figures=figures,

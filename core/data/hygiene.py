@@ -45,7 +45,7 @@ def _open_unit(value: Any, name: str) -> float:
 
 
 def srm_test(t: Any, *, expected_treated_share: float = 0.5,
-             alpha: float = SRM_ALPHA) -> pd.DataFrame:
+             alpha: float = SRM_ALPHA, assumed: bool = False) -> pd.DataFrame:
     """Chi-square goodness-of-fit test of the treated/control split (sample ratio mismatch).
 
     With n rows, observed counts O = (n_T, n_C) and expected counts
@@ -63,6 +63,9 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
         Treatment flags.
     expected_treated_share : float in (0, 1), default 0.5
     alpha : float in (0, 1), default 0.001
+    assumed : bool, default False
+        The share was not given but assumed from the data (the observed share rounded to
+        5 %): the verdict then says that only a gross mismatch can show.
 
     Returns
     -------
@@ -99,6 +102,9 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
         f"No sample ratio mismatch: {observed[0]:,.0f} treated vs {observed[1]:,.0f} control is "
         f"consistent with a {planned} treated share (χ² = {statistic:.2f}, p = {pvalue:.2g})."
     )
+    if assumed:
+        verdict += (" The planned share was not given: it is the observed share rounded to "
+                    "5 %, so only a gross mismatch shows.")
     out.attrs.update(statistic=statistic, df=1, pvalue=pvalue, alpha=alpha, srm=bool(srm),
                      verdict=verdict)
     return out
