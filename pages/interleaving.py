@@ -28,7 +28,7 @@ if source == sim.PRESET:
     b = c3.selectbox("Ranker B", rankers, rankers.index(p.ranker_b), key=f"il_b_{name}")
     noise_a = c2.number_input("Noise of A (sd)", 0.0, 10.0, p.noise_a, 0.1, key=f"il_na_{name}")
     noise_b = c3.number_input("Noise of B (sd)", 0.0, 10.0, p.noise_b, 0.1, key=f"il_nb_{name}")
-    c1.caption(f"{p.n_users:,} users × {p.n_items:,} items. {p.description}")
+    st.caption(f"{p.n_users:,} users × {p.n_items:,} items. {p.description}")
     spec = sim.WorldSpec(sim.PRESET, name, a, b, int(n), float(noise_a), float(noise_b),
                           seed=int(seed))
 else:
@@ -52,18 +52,17 @@ else:
     spec = sim.WorldSpec(sim.DATASET, data.fingerprint(), a, b, int(n), pool_size=int(pool),
                           scores_digest=sim.scores_digest(*scores), seed=int(seed))
 
-d1, d2, d3 = st.columns([2, 2, 1])
-methods = d1.multiselect("Methods", METHODS, sim.DEFAULT_METHODS, format_func=sim.NAMES.get,
+methods = st.multiselect("Methods", METHODS, sim.DEFAULT_METHODS, format_func=sim.NAMES.get,
                          key="il_methods", help=" ".join(GLOSSARY[k] for k in (
                              "AB-total / AB-list", "Interleaving", "CBI-IPS")))
-counts_text = d2.text_input("User counts (users per experiment)", sim.PAPER_COUNTS_TEXT,
+counts_text = st.text_input("User counts (users per experiment)", sim.PAPER_COUNTS_TEXT,
                             key="il_counts", help="Users in one simulated experiment; each "
                             "count is a point of the false-judgment curve. Default: the "
                             "paper's grid, 10 … 2,000.")
-reps = d3.number_input("Repetitions", 10, 100_000, 2_000, 1_000, key="il_reps",
-                       help="Simulated experiments per user count: more repetitions, narrower "
-                            "intervals. 2,000 gives a first answer in seconds; the paper uses "
-                            "10,000.")
+reps = st.columns(4)[0].number_input(
+    "Repetitions", 10, 100_000, 2_000, 1_000, key="il_reps",
+    help="Simulated experiments per user count: more repetitions, narrower intervals. 2,000 "
+         "gives a first answer in seconds; the paper uses 10,000.")
 config = None
 with common.guard("Checking the settings"):
     config, dropped = sim.make_config(spec, methods, counts_text, reps, seed, data)

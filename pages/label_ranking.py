@@ -87,7 +87,8 @@ m = st.columns(4)
 m[0].metric("Users (rows)", f"{n:,}")
 m[1].metric("Labels", f"{L:,}")
 m[2].metric("Features", f"{data.X.shape[1]:,}")
-m[3].metric("Labels ranked per user (mean)", f"{(data.Y > 0).sum(axis=1).mean():.1f}")
+m[3].metric("Ranked per user", f"{(data.Y > 0).sum(axis=1).mean():.1f}",
+            help="Labels (categories) a user ranks, on average; the others are unranked.")
 f1, f2 = st.columns(2)
 f1.plotly_chart(view.frequency_figure(data), width="stretch", key="lr_freq")
 f2.plotly_chart(view.length_figure(data), width="stretch", key="lr_len")
@@ -97,9 +98,9 @@ if consensus is not None:
         st.dataframe(consensus, width="stretch", key="lr_consensus")
 
 st.subheader("Experiment (paper Table 1 protocol)")
-e1, e2, e3, e4 = st.columns([3, 1, 1, 1])
-methods = e1.multiselect("Methods", list(label_runs.METHODS), list(label_runs.METHODS),
+methods = st.multiselect("Methods", list(label_runs.METHODS), list(label_runs.METHODS),
                          key="lr_methods", help=GLOSSARY["Label ranking methods"])
+e2, e3, e4 = st.columns(3)
 folds = e2.number_input("Folds", 2, 10, 5, key="lr_folds")
 lam = e3.select_slider("AMM λ", [1e-6, 1e-5, 1e-4, 1e-3, 1e-2], 1e-4, key="lr_lam",
                        format_func=lambda v: f"{v:g}")

@@ -24,10 +24,10 @@ view.caption()
 if splits is None:
     st.stop()
 
-c1, c2, c3 = st.columns([4, 2, 1])
 common.remember("rk_models", list(view.DEFAULT_MODELS), options=list(RANKING_MODELS))
-models = c1.multiselect("Models", list(RANKING_MODELS), key="rk_models",
+models = st.multiselect("Models", list(RANKING_MODELS), key="rk_models",
                         help=GLOSSARY["λ-objective"])
+c2, c3 = st.columns([3, 1])
 common.remember("rk_preset", "quick", options=list(RANKING_PRESETS))
 preset = c2.radio("Preset", list(RANKING_PRESETS), key="rk_preset", horizontal=True,
                   format_func={"quick": "quick", "paper": "as in the paper"}.get)

@@ -33,31 +33,33 @@ if data.multiarm is not None:
         train_section(data)
     st.subheader("One treatment: any treatment arm vs control")
 
-left, right = st.columns([3, 2])
+# One widget per row where the labels are long: in side-by-side columns of a laptop-wide page
+# the model tags and the λ-objective and label names were cut off.
 common.remember("train_models", [LAMBDAMART, list(MODELS)[1]], options=list(MODELS))
-chosen = left.multiselect("Models", list(MODELS), key="train_models")
+chosen = st.multiselect("Models", list(MODELS), key="train_models")
 common.remember("train_preset", next(iter(PRESETS)), options=list(PRESETS))
-preset = right.radio("Budget", list(PRESETS), horizontal=True, key="train_preset",
-                     help=BUDGET_HELP,
-                     format_func={"quick": "quick (100 rounds, lr 0.1)",
-                                  "paper": "as in the paper (500 trees, lr 0.01)"}.get)
+preset = st.radio("Budget", list(PRESETS), horizontal=True, key="train_preset",
+                  help=BUDGET_HELP,
+                  format_func={"quick": "quick (100 rounds, lr 0.1)",
+                               "paper": "as in the paper (500 trees, lr 0.01)"}.get)
 with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2 = st.columns(2)
     common.remember("train_metric", LAMBDAMART_METRICS[0], options=LAMBDAMART_METRICS)
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric",
                           help=GLOSSARY["λ-objective"], format_func={
                               "pcg": "PCG (uplift-curve area)", "pcg_cutoff": "PCG@k (top k)",
                               "dcg": "DCG", "ndcg": "nDCG", "map": "MAP"}.get)
-    common.remember("train_query", QUERIES[0], options=QUERIES)
-    query = c2.radio("Queries", QUERIES, key="train_query")
     common.remember("train_labels", next(iter(LABEL_SETS)), options=list(LABEL_SETS))
-    labels = c3.selectbox("Relevance labels", LABEL_SETS, key="train_labels",
+    labels = c2.selectbox("Relevance labels", LABEL_SETS, key="train_labels",
                           help=GLOSSARY["Relevance labels"], format_func={
                               "abs1": "Abs1 (TR, CN relevant)", "abs2": "Abs2 (TR +1, CR −1)",
                               "abs3": "Abs3 (graded 3/2/1/0)", "rel": "Rel (1/|T|, −1/|C|)"}.get)
+    c1, c2 = st.columns(2)
+    common.remember("train_query", QUERIES[0], options=QUERIES)
+    query = c1.radio("Queries", QUERIES, key="train_query", horizontal=True)
     uses_k = metric in CUTOFF_METRICS  # MAP has none
     common.remember("train_k", 100)
-    k_pct = c4.slider("PCG@k (% of each query)", 5, 100, step=5, key="train_k",
+    k_pct = c2.slider("PCG@k (% of each query)", 5, 100, step=5, key="train_k",
                       disabled=not uses_k, help=GLOSSARY["PCG"])
 c1, c2, c3 = st.columns(3)
 common.remember("train_scheme", "holdout", options=("holdout", "repeated"))
