@@ -39,8 +39,20 @@ rows inside a run never matters.  Those counts merge exactly across partitions:
 ``ties="stable"`` depends on the order of the rows in the file, which only the whole
 column has: those calls compute the columns into memory and run the in-memory kernel.
 
-Everything runs on the current Dask client (``dask.compute`` uses the default scheduler,
-which is the distributed client once one is created).
+Blocks are a column's partitions (Series) or chunks (arrays).  The columns' blocks must hold
+the same rows: columns of one frame (and a score predicted from it) are paired block by
+block and each block checks its three lengths; otherwise, or when a block finds unequal
+lengths, the blocks' lengths are computed and ``y`` and ``t`` rechunked to the score's
+(:func:`_blocks`).  Empty blocks add nothing.  Each block runs the in-memory checks
+(:func:`~core._validation.check_uplift_inputs`); a refused value raises the in-memory
+message for the whole column (a second pass collects the column's offending values).
+Whether the outcome is 0/1 is decided for the whole column: every block returns the
+counts of its own kind, and when any block holds an amount, the blocks whose values
+happen to be 0/1 are turned into the amount layout before the merge (exactly: their sums
+are their responder counts).
+
+Everything runs on the current Dask client; without one, ``dask.compute`` uses dask's
+default scheduler (threads of this process), which gives the same numbers.
 """
 
 from __future__ import annotations
@@ -49,7 +61,14 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import check_cutoffs, check_uplift_inputs
+from core._validation import (
+    check_binary,
+    check_cutoffs,
+    check_outcome,
+    check_positive_int,
+    check_scores,
+    check_uplift_inputs,
+)
 from core.constants import CUTOFFS, auuc_column
 from core.evaluation._kernel import merge_runs, round_half_up
 
@@ -62,37 +81,195 @@ def is_dask(*arrays: Any) -> bool:
     return any(type(a).__module__.startswith("dask.") for a in arrays)
 
 
-def _blocks(y: Any, t: Any, score: Any) -> list[tuple]:
-    """Aligned blocks of the three columns as tuples of delayed objects.
+def _check_column(a: Any, name: str) -> Any:
+    """``a`` as a one-dimensional column: a Dask array or Series as it is, anything else as a
+    numpy array; a Dask DataFrame or an array of another rank is refused."""
+    import dask.dataframe as dd
 
-    Three Dask Series with the same partitions (columns of one dataframe) give their
-    partitions; otherwise everything becomes a Dask array (numpy input as one chunk, a Series
-    with its chunk sizes computed) and ``y``, ``t`` are rechunked to the score's chunks.
+    if isinstance(a, dd.DataFrame):
+        raise ValueError(f"{name} must be one-dimensional (a Dask array or Series); got a Dask "
+                         f"DataFrame with columns {list(a.columns)}.")
+    if not is_dask(a):
+        a = np.asarray(a)
+    if not isinstance(a, dd.Series) and a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {a.shape}.")
+    return a
+
+
+def _chunk_lengths(a: Any) -> tuple | None:
+    """The lengths of a column's blocks when they are known without computing anything (a
+    numpy array: one block; a Dask array with known chunks), else ``None``."""
+    if isinstance(a, np.ndarray):
+        return (a.shape[0],)
+    chunks = getattr(a, "chunks", None)
+    if chunks is None or any(np.isnan(c) for c in chunks[0]):
+        return None
+    return tuple(int(c) for c in chunks[0])
+
+
+def _blocks(y: Any, t: Any, score: Any, *, align: bool = False) -> tuple[list[tuple], bool]:
+    """Blocks of the three columns as tuples of delayed objects, and whether they are known to
+    hold the same rows (else each block must check that its three pieces have one length).
+
+    Columns whose block lengths are known (numpy arrays, Dask arrays with known chunks) are
+    zipped when the lengths agree and rechunked to the score's blocks otherwise.  Columns with
+    unknown block lengths (Dask Series, arrays from a filter or a ``map_partitions``) and one
+    number of blocks are zipped as they are, unchecked: the columns of one frame, or a score
+    predicted from it, then cost nothing more.  With ``align`` (after a block found unequal
+    lengths, or with other numbers of blocks) the lengths are computed and ``y``, ``t`` are
+    rechunked to the score's blocks (the first Dask column's, for a numpy score).
     """
     import dask.array as da
 
-    columns = (y, t, score)
-    if all(hasattr(a, "npartitions") for a in columns) and len(
-            {a.npartitions for a in columns}) == 1:
-        lengths = {len(a) for a in columns}
-        if len(lengths) != 1:
-            raise ValueError(f"y, t and score must have the same length; got {sorted(lengths)}.")
-        return list(zip(*(a.to_delayed() for a in columns), strict=True))
+    columns = [_check_column(a, name) for a, name in ((y, "y"), (t, "t"), (score, "score"))]
+    lengths = [_chunk_lengths(a) for a in columns]
+    if all(c is not None for c in lengths):
+        totals = [sum(c) for c in lengths]
+        if len(set(totals)) != 1:
+            raise ValueError(f"y, t and score must have the same length; got {totals[0]}, "
+                             f"{totals[1]} and {totals[2]}.")
+        if len(set(lengths)) == 1:
+            return list(zip(*(_delayed_blocks(a) for a in columns), strict=True)), True
+    elif not align and all(is_dask(a) for a in columns) and len(
+            {_n_blocks(a) for a in columns}) == 1:
+        return list(zip(*(_delayed_blocks(a) for a in columns), strict=True)), False
 
     def as_array(a):
+        if isinstance(a, np.ndarray):
+            return a
         if hasattr(a, "to_dask_array"):
-            return a.to_dask_array().compute_chunk_sizes()
-        return a if isinstance(a, da.Array) else da.from_array(np.asarray(a), chunks=-1)
+            return a.to_dask_array(lengths=True)
+        return a.compute_chunk_sizes() if _chunk_lengths(a) is None else a
 
-    y, t, score = (as_array(a) for a in columns)
-    for name, a in (("y", y), ("t", t), ("score", score)):
-        if a.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional; got shape {a.shape}.")
-    if not (y.shape[0] == t.shape[0] == score.shape[0]):
-        raise ValueError(f"y, t and score must have the same length; got {y.shape[0]}, "
-                         f"{t.shape[0]} and {score.shape[0]}.")
-    y, t = y.rechunk(score.chunks), t.rechunk(score.chunks)
-    return list(zip(y.to_delayed(), t.to_delayed(), score.to_delayed(), strict=True))
+    arrays = [as_array(a) for a in columns]
+    totals = [a.shape[0] for a in arrays]
+    if len(set(totals)) != 1:
+        raise ValueError(f"y, t and score must have the same length; got {totals[0]}, "
+                         f"{totals[1]} and {totals[2]}.")
+    target = next(a.chunks for a in (arrays[2], arrays[0], arrays[1])
+                  if isinstance(a, da.Array))
+    arrays = [da.from_array(a, chunks=target) if isinstance(a, np.ndarray)
+              else a.rechunk(target) for a in arrays]
+    return list(zip(*(a.to_delayed() for a in arrays), strict=True)), True
+
+
+def _n_blocks(a: Any) -> int:
+    return a.npartitions if hasattr(a, "npartitions") else a.numblocks[0]
+
+
+def _delayed_blocks(a: Any) -> list:
+    """A column's blocks as delayed objects (a numpy array: itself, one block)."""
+    if isinstance(a, np.ndarray):
+        return [a]
+    return list(a.to_delayed())
+
+
+class _Invalid:
+    """What a block whose values fail the in-memory checks returns: the names of the columns
+    that fail (the client then words the error for the whole column)."""
+
+    def __init__(self, names: list[str], message: str):
+        self.names, self.message = names, message
+
+
+#: What a block returns when its three pieces have different lengths (the columns' blocks
+#: hold different rows: they are rechunked and the work redone).
+_MISALIGNED = "misaligned"
+
+#: The checks of :func:`~core._validation.check_uplift_inputs`, column by column, in its order.
+_CHECKS = {"y": lambda a: check_outcome(a, "y"), "t": lambda a: check_binary(a, "t"),
+           "score": lambda a: check_scores(a, "score", keep_float32=True)}
+
+
+def _run_block(fn: Any, checked: bool, yb: Any, tb: Any, sb: Any, *extra: Any) -> Any:
+    """``fn`` of one block's validated columns; ``None`` for an empty block (it adds no
+    rows), :data:`_MISALIGNED` for pieces of unequal lengths (``checked`` false), an
+    :class:`_Invalid` for values the in-memory path refuses."""
+    if not checked and not len(yb) == len(tb) == len(sb):
+        return _MISALIGNED
+    if len(sb) == 0:
+        return None
+    try:
+        y, t, score = check_uplift_inputs(yb, tb, sb, keep_float32=True)
+    except ValueError as error:
+        failing = []
+        for name, values in (("y", yb), ("t", tb), ("score", sb)):
+            try:
+                _CHECKS[name](values)
+            except ValueError:
+                failing.append(name)
+        return _Invalid(failing, str(error))
+    return fn(y, t, score, *extra)
+
+
+def _witness(values: Any) -> np.ndarray:
+    """The values of a block that decide the in-memory message of its column: the distinct
+    finite values and every non-finite one (their count is reported)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        return np.concatenate([np.unique(arr[finite]), arr[~finite]])
+    try:
+        return np.unique(arr)
+    except TypeError:  # values that do not sort (mixed objects): all of them
+        return arr
+
+
+def _raise_invalid(invalid: list[_Invalid], blocks: list[tuple]) -> None:
+    """Raise the in-memory message of the first failing column (in the order ``y``, ``t``,
+    ``score``) for the whole column: a second pass collects each block's distinct and
+    non-finite values (:func:`_witness`) and the column check runs on them, so counts and
+    value lists are the column's, not one block's."""
+    import dask
+
+    failing = {name for record in invalid for name in record.names}
+    for j, name in enumerate(("y", "t", "score")):
+        if name in failing:
+            parts = dask.compute(*[dask.delayed(_witness)(block[j]) for block in blocks])
+            _CHECKS[name](np.concatenate([p for p in parts if p.size]))
+    raise ValueError(invalid[0].message)
+
+
+def _map_blocks(fn: Any, y: Any, t: Any, score: Any, extra: Any = None) -> list:
+    """``fn(y, t, score, *extra(n_blocks)[i])`` on every non-empty block of validated
+    columns, computed on the current Dask client (dask's default scheduler when there is
+    none); the results of the non-empty blocks, in block order.  Values the in-memory path
+    refuses raise its message, worded for the whole column (:func:`_raise_invalid`); no row
+    at all raises the in-memory "at least one row"."""
+    import dask
+
+    for align in (False, True):
+        blocks, checked = _blocks(y, t, score, align=align)
+        extras = extra(len(blocks)) if extra is not None else [()] * len(blocks)
+        out = dask.compute(*[dask.delayed(_run_block)(fn, checked, *block, *more)
+                             for block, more in zip(blocks, extras, strict=True)])
+        if not any(isinstance(o, str) and o == _MISALIGNED for o in out):
+            break
+    invalid = [o for o in out if isinstance(o, _Invalid)]
+    if invalid:
+        _raise_invalid(invalid, blocks)
+    out = [o for o in out if o is not None]
+    if not out:  # no rows at all: the in-memory message
+        check_uplift_inputs(np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0))
+    return out
+
+
+def _as_amount(counts: np.ndarray) -> np.ndarray:
+    """0/1 counts ``[TR, TNR, CR, CNR]`` in the amount layout ``[n_T, n_C, Σy_T, Σy_C]``
+    (float64): a block whose amounts happen to be all 0/1 within an amount column."""
+    c = counts.astype(np.float64)
+    return np.stack([c[..., 0] + c[..., 1], c[..., 2] + c[..., 3], c[..., 0], c[..., 2]],
+                    axis=-1)
+
+
+def _one_layout(counts: list[np.ndarray]) -> tuple[list[np.ndarray], bool]:
+    """The blocks' counts in one layout, and whether it is the 0/1 one: the outcome is 0/1
+    when every block's is (integer counts); else the 0/1 blocks' counts are turned into
+    the amount layout (:func:`_as_amount`), as the whole column is an amount."""
+    binary = all(np.issubdtype(c.dtype, np.integer) for c in counts)
+    if binary:
+        return counts, True
+    return [c if np.issubdtype(c.dtype, np.floating) else _as_amount(c) for c in counts], False
 
 
 def _code_counts(group: np.ndarray, y: np.ndarray, t: np.ndarray, n_groups: int,
@@ -112,29 +289,26 @@ def _code_counts(group: np.ndarray, y: np.ndarray, t: np.ndarray, n_groups: int,
 
 
 def _piece(y: np.ndarray, t: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One partition: its distinct negated scores (ascending) and the rows' counts per
-    score (:func:`_code_counts`)."""
-    y, t, score = check_uplift_inputs(y, t, score, keep_float32=True)
+    """One block (validated): its distinct negated scores (ascending) and the rows' counts
+    per score (:func:`_code_counts`)."""
     neg, inverse = np.unique(-(score + score.dtype.type(0.0)), return_inverse=True)
     return neg, _code_counts(inverse, y, t, neg.shape[0])
 
 
-def _merge(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+def _merge(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, bool]:
     """Merge sorted pieces: the concatenated runs in one stable (radix) order, the counts of
-    equal scores added (:func:`~core.evaluation._kernel.merge_runs`)."""
-    return merge_runs(np.concatenate([p[0] for p in pieces]),
-                      np.concatenate([p[1] for p in pieces]))
+    equal scores added (:func:`~core.evaluation._kernel.merge_runs`), in one layout
+    (:func:`_one_layout`); ``binary`` says which."""
+    counts, binary = _one_layout([p[1] for p in pieces])
+    neg, merged = merge_runs(np.concatenate([p[0] for p in pieces]), np.concatenate(counts))
+    return neg, merged, binary
 
 
 def tie_run_counts(y: Any, t: Any, score: Any) -> tuple[np.ndarray, np.ndarray, bool]:
     """Distinct negated scores (ascending = ranking order) and the counts per score over all
-    partitions, computed on the current Dask client; ``binary`` says which counts."""
-    import dask
-
-    parts = [dask.delayed(_piece)(*block) for block in _blocks(y, t, score)]
-    pieces = dask.compute(*parts)
-    neg, counts = _merge(list(pieces))
-    return neg, counts, bool(np.issubdtype(counts.dtype, np.integer))
+    blocks, computed on the current Dask client; ``binary`` says which counts (decided for
+    the whole column: 0/1 when every block's outcome is)."""
+    return _merge(_map_blocks(_piece, y, t, score))
 
 
 def _edges(score: Any, bins: int, edges: Any = None) -> np.ndarray:
@@ -145,6 +319,7 @@ def _edges(score: Any, bins: int, edges: Any = None) -> np.ndarray:
     import dask.array as da
 
     if edges is None:
+        score = _check_column(score, "score")
         arr = score.to_dask_array() if hasattr(score, "to_dask_array") else score
         arr = arr if isinstance(arr, da.Array) else da.from_array(np.asarray(arr), chunks=-1)
         edges = da.percentile(arr.astype(np.float64), np.linspace(0, 100, bins + 1)).compute()
@@ -161,22 +336,20 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
     ranking order) in the layout of :func:`tie_run_counts`, where
     ``tied`` marks the bins whose rows all have one score (their curve is exact: a run of
     ties is interpolated in the exact curve too)."""
-    import dask
-
-    blocks = _blocks(y, t, score)
+    bins = check_positive_int(bins, "bins")
     edges = _edges(score, bins, edges)
     n_bins = edges.shape[0] + 1
 
     def piece(yb, tb, sb):
-        yb, tb, sb = check_uplift_inputs(yb, tb, sb, keep_float32=True)
         b = n_bins - 1 - np.searchsorted(edges, sb, side="left")  # highest scores: bin 0
         ref = np.full(n_bins, np.nan)
         ref[b] = sb  # one score of each bin (the last written)
         mixed = np.bincount(b[sb != ref[b]], minlength=n_bins) > 0
         return _code_counts(b, yb, tb, n_bins), ref, mixed
 
-    pieces = dask.compute(*[dask.delayed(piece)(*block) for block in blocks])
-    counts = np.sum([p[0] for p in pieces], axis=0, dtype=pieces[0][0].dtype)
+    pieces = _map_blocks(piece, y, t, score)
+    layout, binary = _one_layout([p[0] for p in pieces])
+    counts = np.sum(layout, axis=0, dtype=np.int64 if binary else np.float64)
     refs = np.array([p[1] for p in pieces])
     # tied: no partition saw two scores in the bin, and all partitions saw the same one
     tied = ~np.any([p[2] for p in pieces], axis=0) & (
@@ -184,7 +357,7 @@ def binned_counts(y: Any, t: Any, score: Any, *, bins: int = 10_000,
         == np.nanmin(np.where(np.isnan(refs), np.inf, refs), axis=0))
     keep = counts.sum(axis=1) > 0  # empty bins are no runs
     neg = np.arange(n_bins, dtype=np.float64)
-    return neg[keep], counts[keep], bool(np.issubdtype(counts.dtype, np.integer)), tied[keep]
+    return neg[keep], counts[keep], binary, tied[keep]
 
 
 def binned_error_bound(counts: np.ndarray, binary: bool = True,
@@ -251,19 +424,18 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
         (2.5 %, 50 %, 97.5 % quantiles over replicates); ``"point"``: the unweighted binned
         AUUC per cut-off.
     """
-    import dask
     import pandas as pd
 
     cutoffs = check_cutoffs(cutoffs)
-    blocks = _blocks(y, t, score)
+    bins = check_positive_int(bins, "bins")
+    n_boot = check_positive_int(n_boot, "n_boot")
+    points = check_positive_int(points, "points")
     edges = _edges(score, bins)
     n_bins = edges.shape[0] + 1
-    seeds = np.random.SeedSequence(random_state).spawn(len(blocks))
 
     def piece(yb, tb, sb, seed):
-        yb, tb, sb = check_uplift_inputs(yb, tb, sb, keep_float32=True)
         if yb.dtype != np.int8:
-            raise ValueError("binned_bootstrap needs a 0/1 outcome.")
+            return "amount"  # refused below, for the whole column
         b = n_bins - 1 - np.searchsorted(edges, sb, side="left")
         rng = np.random.default_rng(seed)
         out = np.empty((n_boot + 1, n_bins, 4))
@@ -272,8 +444,12 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
             out[r] = _code_counts(b, yb, tb, n_bins, weights=rng.poisson(1.0, b.shape[0]))
         return out
 
-    parts = dask.compute(*[dask.delayed(piece)(*block, seed)
-                           for block, seed in zip(blocks, seeds, strict=True)])
+    def seeds(n_blocks):
+        return [(s,) for s in np.random.SeedSequence(random_state).spawn(n_blocks)]
+
+    parts = _map_blocks(piece, y, t, score, extra=seeds)
+    if any(isinstance(p, str) for p in parts):
+        raise ValueError("binned_bootstrap needs a 0/1 outcome; y holds other values.")
     counts = np.sum(parts, axis=0)
     curves = separate_relative_curve(counts, points)  # (n_boot + 1, points + 1)
     curves100 = curves if points == 100 else separate_relative_curve(counts, 100)
