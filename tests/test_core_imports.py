@@ -40,3 +40,19 @@ def test_core_imports_with_streamlit_blocked():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_pip_install_e_packages_core_and_every_subpackage_and_nothing_else():
+    """``pip install -e .`` (for a notebook outside the project folder) ships ``core`` with
+    every subpackage — found here from the folders holding an ``__init__.py`` — and not the
+    app's pages, ui, bench or tests (setuptools refuses a flat layout without the list)."""
+    import tomllib
+
+    from setuptools import find_packages
+
+    root = CORE.parent
+    conf = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    include = conf["tool"]["setuptools"]["packages"]["find"]["include"]
+    found = set(find_packages(where=str(root), include=include))
+    expected = {".".join(p.parent.relative_to(root).parts) for p in CORE.rglob("__init__.py")}
+    assert found == expected and "core.evaluation" in found
