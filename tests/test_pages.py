@@ -392,6 +392,11 @@ def test_download_names_carry_the_run_and_are_safe_file_names():
     assert file_stem("uprank_report", "Hillstrom — Womens E-Mail, visit") == \
         "uprank_report_Hillstrom_Womens_E-Mail_visit"
     assert len(file_stem("x", "y" * 200)) == 80
+    # a long run label is shortened, never the run id that tells two such runs apart
+    label = "LambdaMART-PCG_CUTOFF (30 %, separate, abs1) · 500 trees · 10 splits, seed 0"
+    one, two = (file_stem("uprank_scores", label, i) for i in ("a1b2c3d4", "e5f6a7b8"))
+    assert one != two and one.endswith("_a1b2c3d4") and one.startswith("uprank_scores_Lambda")
+    assert len(one) <= 80
 
 
 def test_counts_in_metric_tiles_are_short_enough_to_show_whole():

@@ -197,11 +197,19 @@ def file_stem(*parts: str) -> str:
     """A download's file name stem from readable parts: ``("uprank_scores", "LambdaMART-PCG
     (separate) · 100 trees", "a1b2c3d4")`` → ``"uprank_scores_LambdaMART-PCG_separate_100_
     trees_a1b2c3d4"`` (letters, digits, ``-`` and ``_`` only, at most 80 characters), so two
-    runs' downloads do not share a name."""
+    runs' downloads do not share a name: a long name is shortened in its middle parts, never
+    in the first (the kind of file) or the last (the run id)."""
     import re
 
-    text = "_".join(re.sub(r"[^0-9A-Za-z-]+", "_", str(p)).strip("_") for p in parts if p)
-    return re.sub(r"_+", "_", text)[:80].rstrip("_")
+    words = [re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z-]+", "_", str(p)).strip("_"))
+             for p in parts if p]
+    words = [w for w in words if w]
+    text = "_".join(words)
+    if len(text) <= 80 or len(words) < 3:
+        return text[:80].rstrip("_")
+    head, tail = words[0], words[-1][:40]
+    middle = "_".join(words[1:-1])[: max(0, 80 - len(head) - len(tail) - 2)].strip("_")
+    return "_".join(w for w in (head, middle, tail) if w)
 
 
 def size_text(n_bytes: int) -> str:
