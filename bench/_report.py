@@ -10,6 +10,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
+def bench_parser(doc: str) -> argparse.ArgumentParser:
+    """An argument parser whose ``--help`` starts with the first paragraph of the script's
+    docstring ``doc``, line breaks kept (the first line alone stopped mid-sentence)."""
+    return argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def report_parser(doc: str, *, quick: str, data_dir: str) -> argparse.ArgumentParser:
     """The command line every report script shares; the script adds its own options.
 
@@ -18,8 +25,7 @@ def report_parser(doc: str, *, quick: str, data_dir: str) -> argparse.ArgumentPa
     ``--data-dir``.  Also ``--threads`` (LightGBM threads per model, default 1), ``--seed``
     (default 0) and ``--out`` (see :func:`publish`).
     """
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = bench_parser(doc)
     ap.add_argument("--quick", action="store_true", help=quick)
     ap.add_argument("--threads", type=int, default=1,
                     help="LightGBM threads per model (default 1)")

@@ -14,7 +14,6 @@ included.  Target: Compare rerun under 300 ms; under 100 ms on the 100k-row worl
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -22,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench._report import bench_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("UPRANK_RUNS_DIR", tempfile.mkdtemp(prefix="uprank_bench_runs_"))
@@ -69,7 +70,7 @@ def timed_reruns(at, widget, values, repeats):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench_parser(__doc__)
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--dataset", default="hillstrom", choices=["hillstrom", "world"])
     ap.add_argument("--rows", type=int, default=None, choices=[5_000, 20_000, 50_000, 100_000],

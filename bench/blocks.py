@@ -19,12 +19,12 @@ measurable" when its mean is within one sd of the whole-data queries' mean.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 from core.evaluation import auuc
+from bench._report import bench_parser
 
 
 def run(X, y, t, sizes: list[int | None], seeds: int, trees: int, lr: float) -> dict:
@@ -64,7 +64,7 @@ def table(title: str, n_train: int, res: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--quick", action="store_true", help="1 seed, 100 trees, 200k rows")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--rows", type=int, default=1_000_000)

@@ -24,7 +24,6 @@ machine varies by ±20 %.
 
 from __future__ import annotations
 
-import argparse
 import resource
 import time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.compare import band
 from core.evaluation.curves import UpliftCurves
 from core.evaluation.targeting import treatment_balance_along_ranking
+from bench._report import bench_parser
 
 DEFINITION = "uplift_sep_rel"  # the page's default
 
@@ -84,7 +84,7 @@ def sections(split: TestSplit, boot: int) -> list[tuple[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--rows", type=int, default=13_979_592)
     parser.add_argument("--quick", action="store_true", help="1,000,000 rows")
     parser.add_argument("--boot", type=int, default=50,

@@ -12,7 +12,6 @@ Qini/uplift curves and ours at scikit-uplift's thresholds (a correctness cross-c
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from bench._report import bench_parser
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 
 SKLIFT_ENV = ROOT / "bench" / ".venv-sklift"
@@ -83,7 +83,7 @@ def time_ours(y, t, s, repeats: int, ties: str):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench_parser(__doc__)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()

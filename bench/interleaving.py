@@ -22,7 +22,6 @@ For every preset (``core.interleaving.worlds.PRESETS``) the script prints, as ma
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from pathlib import Path
@@ -51,6 +50,7 @@ from core.interleaving import (
     users_needed,
 )
 from core.runs.simulations import GRID_THREADS
+from bench._report import bench_parser
 
 NAMES = {"ab_total": "AB-total", "ab_list": "AB-list", "epi_rct": "EPI-RCT",
          "cbi_rct": "CBI-RCT", "cbi_ips": "CBI-IPS"}
@@ -267,7 +267,7 @@ def run_preset(name: str, args) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench_parser(__doc__)
     ap.add_argument("--quick", action="store_true", help="1000 repetitions, small loop slice")
     ap.add_argument("--reps", type=int, default=None, help="repetitions per grid cell")
     ap.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))

@@ -45,7 +45,6 @@ runs ``--repeats`` times (default 3), in rounds, and the fastest of each is repo
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
@@ -63,6 +62,7 @@ from core.models.lambdamart import LambdaMARTUplift
 from core.objectives import _compiled as _lambda_compiled
 from core.objectives._plan import Plan
 from core.objectives.lambdas import lambda_gradients, lightgbm_objective
+from bench._report import bench_parser
 
 HILLSTROM = ROOT.parent / "shared" / "data" / "hillstrom.csv"
 CATEGORICAL = ["history_segment", "zip_code", "channel"]
@@ -246,7 +246,7 @@ def decompose(x: np.ndarray, label: np.ndarray, base: dict, trees: int,
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--trees", type=int, default=500)
     parser.add_argument("--quick", action="store_true", help="100 trees")
     parser.add_argument("--threads", type=int, default=1)

@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from core.models.distributed import BLOCK_ROWS as DASK_BLOCK_ROWS
+from bench._report import bench_parser
 
 ROWS = (1_000_000, 13_979_592)
 
@@ -302,7 +303,7 @@ def train_rounds(rows: int, rounds: int, threads: int,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--rows", type=int, nargs="+", default=list(ROWS))
     parser.add_argument("--quick", action="store_true", help="1M rows only, no 10M curve")
     parser.add_argument("--workers", type=int, default=2)

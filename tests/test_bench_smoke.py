@@ -6,6 +6,7 @@ They check that the scripts work, not their numbers: speed and accuracy live in 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -284,3 +285,16 @@ def test_compare_sections_bench_times_every_section_of_the_page(capsys):
                       "AUUC bootstrap (3 replicates, its set-up included)"]
     assert all(float(line.split("|")[2]) >= 0 for line in rows[1:])
     assert "3,000 test rows (of a 10,000-row stand-in)" in out
+
+
+@pytest.mark.parametrize("name", ["app_latency", "blocks", "compare_sections", "curves",
+                                  "interleaving", "objective_speed", "scale", "letor"])
+def test_help_says_what_the_bench_measures_in_whole_sentences(name):
+    """``--help`` shows the docstring's first paragraph (the first line alone stopped
+    mid-sentence: "… from Parquet, in")."""
+    mod = importlib.import_module(f"bench.{name}")
+    first = mod.__doc__.split("\n\n")[0]
+    out = subprocess.run([sys.executable, "-m", f"bench.{name}", "--help"], cwd=BENCH.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert first in out.stdout and first.rstrip().endswith((".", ")", "`"))
