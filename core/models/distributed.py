@@ -278,38 +278,17 @@ def _aligned(frame: Any, client: Any) -> Any:
     return dd.from_delayed(placed, meta=frame._meta, verify_meta=False)
 
 
-class _NoNativeInfo:
-    """A LightGBM logger that drops the native library's "[LightGBM] [Info]" lines (the
-    network set-up prints them before ``verbose=-1`` takes effect) and prints the rest, as
-    LightGBM's default logger does."""
-
-    def info(self, msg: str) -> None:
-        if not msg.startswith("[LightGBM] [Info]"):
-            print(msg)
-
-    def warning(self, msg: str) -> None:
-        import warnings
-
-        warnings.warn(msg, stacklevel=3)
-
-
-def _quiet_workers() -> None:
-    """On a worker: :class:`_NoNativeInfo` as LightGBM's logger, unless one was set."""
-    import lightgbm.basic
-
-    if type(lightgbm.basic._LOGGER).__name__ == "_DummyLogger":
-        lightgbm.register_logger(_NoNativeInfo())
-
-
-def _fit_quietly(model: Any, client: Any, *args: Any, **kwargs: Any) -> Any:
-    """``model.fit(*args, **kwargs)`` without LightGBM's set-up chatter: the client's
-    "Finding random open ports" print and "Parameter n_jobs will be ignored" warning (its
-    Dask estimators pass their own ``n_jobs``), and the workers' native Info lines."""
+def _fit_quietly(model: Any, *args: Any, **kwargs: Any) -> Any:
+    """``model.fit(*args, **kwargs)`` without LightGBM's Python-side chatter: the client's
+    "Finding random open ports for workers" print and "Parameter n_jobs will be ignored"
+    warning (its Dask estimators pass their own ``n_jobs``).  The workers' native
+    "[LightGBM] [Info] Listening..." lines stay: LightGBM's log level and log callback are
+    per thread, and its network listener thread prints with the defaults whatever
+    ``verbose`` says."""
     import contextlib
     import io
     import warnings
 
-    client.run(_quiet_workers)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.filterwarnings("ignore", message="Parameter n_jobs will be ignored")
         return model.fit(*args, **kwargs)
@@ -344,7 +323,7 @@ def fit_two_model_dask(frame: Any, *, features: Sequence[str], treatment: str, o
         part = _aligned(frame[frame[treatment] == arm][features + [outcome]], client)
         model = estimator(client=client,
                           **_lgb_params(n_estimators, learning_rate, random_state))
-        _fit_quietly(model, client, part[features], part[outcome])
+        _fit_quietly(model, part[features], part[outcome])
         models.append(model.to_local())
         del part  # the arm's rows leave the workers' memory
     return DaskUplift("two_model", models, features)
@@ -408,5 +387,5 @@ def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, 
     model = DaskLGBMRanker(client=client, objective=lightgbm_objective("pcg", method="binned"),
                            metric="None", **_lgb_params(n_estimators, learning_rate,
                                                         random_state))
-    _fit_quietly(model, client, queried[features], queried["_label"], group=sizes)
+    _fit_quietly(model, queried[features], queried["_label"], group=sizes)
     return DaskUplift("lambdamart", [model.to_local()], features)
