@@ -107,3 +107,20 @@ def test_issue_contract_imports():
                                              LambdaMARTUplift, LinearPairwiseAUC, TwoModel,
                                              UpliftRandomForest))
     assert len(DEFINITIONS) == 6 and len(PRESETS) > 0
+
+
+def test_the_warning_of_an_undefined_metric_can_be_filtered_by_its_public_name():
+    import warnings
+
+    import numpy as np
+
+    from core.evaluation import UndefinedMetricWarning, auc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedMetricWarning)
+        try:
+            auc(np.zeros(4), np.arange(4.0))  # no relevant document: undefined
+        except UndefinedMetricWarning:
+            pass
+        else:
+            raise AssertionError("an all-zero relevance list should warn")

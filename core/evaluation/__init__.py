@@ -14,6 +14,7 @@ rate(T) − rate(C); here 2/2 − 1/2:
 (1.0, 0.5)
 """
 
+from core._validation import UndefinedMetricWarning
 from core.evaluation import (
     across_splits,
     calibration,
@@ -38,6 +39,7 @@ from core.evaluation.significance import *  # noqa: F403
 from core.evaluation.targeting import *  # noqa: F403
 
 __all__ = [
+    "UndefinedMetricWarning",  # what an undefined metric warns with (then nan): to filter it
     *across_splits.__all__,
     *calibration.__all__,
     *compare.__all__,
