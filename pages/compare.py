@@ -47,26 +47,26 @@ if not runs:
     st.page_link("pages/train.py", label="Train models", icon=":material/model_training:")
     st.stop()
 
-c1, c2 = st.columns([3, 2])
+# Run names are long: the run picker takes a row and the reference run sits with the paired
+# tests (side by side in thirds, a laptop-wide page cut the second run and the names off).
 common.remember("cmp_runs", list(runs)[:4], shared=f"{common.SHARED_RUNS}_{fingerprint}",
                 options=list(runs))
-chosen = c1.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
+chosen = st.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
+c1, c2 = st.columns(2)
 common.remember("cmp_def", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
-definition = c2.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
-                          format_func=lambda d: DEFINITIONS[d].label,
+definition = c1.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
+                          format_func=lambda d: DEFINITIONS[d].title,
                           help=GLOSSARY["Definition"])
-c1, c2, c3 = st.columns(3)
 common.remember("cmp_cutoff", 30, shared=common.SHARED_CUTOFF)
-cutoff = c1.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
+cutoff = c2.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
                    help=GLOSSARY["Cut-off"]) / 100
-band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
+band_kind = st.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
                      format_func={"minmax": "min/max (paper)", "95": "95 %"}.get,
                      help=GLOSSARY["Repeated splits"])
-if chosen and st.session_state.get("cmp_ref") not in chosen:
-    st.session_state["cmp_ref"] = chosen[0]  # preselect: never "Choose an option"
-reference = c3.selectbox("Reference run (paired tests)", chosen or [None], key="cmp_ref",
-                         format_func=lambda rid: labels.get(rid, DASH))
+if chosen and st.session_state.get("cmp_ref_kept") not in chosen:
+    st.session_state["cmp_ref_kept"] = chosen[0]  # preselect: never "Choose an option"
+reference = st.session_state["cmp_ref_kept"] if chosen else None
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()
@@ -99,6 +99,12 @@ with common.guard("Comparing the runs"):
                         help=GLOSSARY["Bootstrap"])
     boot = paired = None
     if boot_on:
+        st.session_state.setdefault("cmp_ref", reference)
+        if st.session_state["cmp_ref"] not in chosen:
+            st.session_state["cmp_ref"] = reference
+        reference = st.selectbox("Reference run (paired tests)", chosen, key="cmp_ref",
+                                 format_func=labels.get)
+        st.session_state["cmp_ref_kept"] = reference  # kept while the bootstrap is off
         n_boot = st.select_slider("Replicates per split", [200, 500, 1000, 2000], 500,
                                   key="cmp_nboot")
         boot, paired = view.bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
@@ -137,10 +143,11 @@ with common.guard("Comparing the runs"):
                            f"uprank_pndcg_{p_map}.csv", "text/csv", key="cmp_pndcg_csv")
 
     st.subheader("What is the targeting depth worth?")
-    v1, v2, v3 = st.columns(3)
+    choice = st.container()  # the value's source first, then cost | value per response
+    v1, v2 = st.columns(2)
+    value_col = choice.selectbox("Value per row from",
+                                 ["fixed value per response", *data.extra], key="cmp_value_col")
     cost = v1.number_input("Cost per treatment", 0.0, 1e6, 0.10, key="cmp_cost")
-    value_col = v3.selectbox("Value per row from", ["fixed value per response", *data.extra],
-                             key="cmp_value_col")
     per_resp = v2.number_input("Value per response", 0.0, 1e9, 10.0, key="cmp_value",
                                disabled=value_col != "fixed value per response")
     fixed = value_col == "fixed value per response"
@@ -183,9 +190,9 @@ with common.guard("Comparing the runs"):
         f"{'s' if n_splits > 1 else ''})."))
 
     st.subheader("Export")
-    e1, e2, e3 = st.columns(3)
     st.caption(f"Scores and model file of **{labels[which]}** (the run picked for the "
                "decile chart above).")
+    e1 = e2 = e3 = st.container(horizontal=True)  # buttons side by side, wrapped when narrow
     e1.download_button("Scores of this run, every split (CSV)", lambda: safe_csv_bytes(
         scores_frame(runs[which], split="all", data=data)),
         common.file_stem("uprank_scores", labels[which], which[:8]) + ".csv", "text/csv",
@@ -205,7 +212,9 @@ with common.guard("Comparing the runs"):
     e3.download_button("Report (one HTML file)", report,
                        common.file_stem("uprank_report", data.name) + ".html", "text/html",
                        key="cmp_dl_report", on_click="ignore")
-    common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl")
-    st.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),
+    row = st.container(horizontal=True)
+    common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl",
+                        container=row)
+    row.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),
                        f"uprank_auuc_{definition}.csv", "text/csv", key="cmp_dl_auuc",
                        on_click="ignore")

@@ -36,18 +36,17 @@ data = common.current_data()
 common.dataset_caption(data)
 
 options = common.score_names(data)
-left, right = st.columns([2, 1])
 common.remember("curves_rankers", options[:1], options=options)
-rankers = left.multiselect("Rankers (score columns, higher = target first)", options,
-                           key="curves_rankers", help=GLOSSARY["Ranker"])
-left.caption("Columns of the dataset (a feature such as recency, or a score column in your "
-             "file) ranked over every row. Trained models are scored on their test rows: "
-             "compare them on the Compare page.")
+rankers = st.multiselect("Rankers (score columns, higher = target first)", options,
+                         key="curves_rankers", help=GLOSSARY["Ranker"])
+st.caption("Columns of the dataset (a feature such as recency, or a score column in your "
+           "file) ranked over every row. Trained models are scored on their test rows: "
+           "compare them on the Compare page.")
 common.remember("curves_definition", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
-definition = right.selectbox("Curve definition", list(DEFINITIONS), key="curves_definition",
-                             format_func=lambda name: DEFINITIONS[name].label,
-                             help=GLOSSARY["Definition"])
+definition = st.columns(2)[0].selectbox(
+    "Curve definition", list(DEFINITIONS), key="curves_definition",
+    format_func=lambda name: DEFINITIONS[name].title, help=GLOSSARY["Definition"])
 d = DEFINITIONS[definition]
 # a row of its own: the widest formula (Qini, joint) does not fit a third of the page
 formula, words = st.columns([3, 2], vertical_alignment="center")

@@ -14,11 +14,10 @@ view.caption()
 names = view.runs_or_stop("compare rankers query by query")
 root = str(view.store().root)
 
-c1, c2 = st.columns([4, 1])
 common.remember("rkc_runs", view.preselected_runs(view.current_runs()), options=list(names))
-chosen = c1.multiselect("Runs", list(names), key="rkc_runs", format_func=names.get)
+chosen = st.multiselect("Runs", list(names), key="rkc_runs", format_func=names.get)
 common.remember("rkc_k", 10)
-k = c2.number_input("Cut-off k", 1, 100, key="rkc_k", help=GLOSSARY["NDCG@k"])
+k = st.columns(4)[0].number_input("Cut-off k", 1, 100, key="rkc_k", help=GLOSSARY["NDCG@k"])
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()

@@ -107,9 +107,9 @@ def test_auuc_table_is_mean_and_sd_over_the_three_splits(page):
 def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
     at, runs = page
     labels = display_labels(runs)
-    # the reference run is preselected: the first chosen run
-    assert at.selectbox(key="cmp_ref").value == at.multiselect(key="cmp_runs").value[0]
     assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    # the reference run (beside the paired tests) is preselected: the first chosen run
+    assert at.selectbox(key="cmp_ref").value == at.multiselect(key="cmp_runs").value[0]
     assert_clean(at.select_slider(key="cmp_nboot").set_value(200).run())
     paired = _frame(at, "cmp_paired")
     assert list(paired.columns)[0] == "verdict"
@@ -175,3 +175,18 @@ def test_definition_cutoff_and_runs_carry_from_page_to_page(page):
     assert at.selectbox(key="cmp_def").value == "uplift_joint_abs"
     assert at.multiselect(key="cmp_runs").value == first
     assert at.slider(key="cmp_cutoff").value == 50
+
+
+def test_the_reference_run_is_kept_while_the_bootstrap_is_off(page):
+    """The reference run is picked beside the paired tests; switching the bootstrap off and on
+    again (the selectbox is not drawn meanwhile) keeps the analyst's choice."""
+    at, runs = page
+    assert_clean(at.multiselect(key="cmp_runs").set_value([r.run_id for r in runs]).run())
+    assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    assert_clean(at.select_slider(key="cmp_nboot").set_value(200).run())
+    second = runs[1].run_id
+    assert_clean(at.selectbox(key="cmp_ref").set_value(second).run())
+    assert_clean(at.toggle(key="cmp_boot").set_value(False).run())
+    assert not [s for s in at.selectbox if s.key == "cmp_ref"]
+    assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    assert at.selectbox(key="cmp_ref").value == second

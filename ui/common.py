@@ -542,14 +542,15 @@ def guard(what: str = "This step"):
         st.error(f"{what} failed: {type(exc).__name__}: {exc}", icon=":material/error:")
 
 
-def download_row(fig: go.Figure, table, stem: str, key: str) -> None:
-    """CSV of the table and a self-contained interactive HTML of the figure.
+def download_row(fig: go.Figure, table, stem: str, key: str, container=None) -> None:
+    """CSV of the table and a self-contained interactive HTML of the figure, side by side in
+    ``container`` (default: a new horizontal container; buttons wrap when the page is narrow).
 
     Both files are built only when clicked (deferred ``data``), so reruns stay fast; the
     HTML embeds plotly.js and opens offline.  PNG: the camera icon of the chart's toolbar
     saves the figure as shown (see :func:`plot_config`).
     """
-    c1, c2 = st.columns(2)
+    c1 = c2 = container if container is not None else st.container(horizontal=True)
     c1.download_button("Download points (CSV)", lambda: safe_csv_bytes(table), f"{stem}.csv",
                        "text/csv", key=f"{key}_csv", icon=":material/download:",
                        on_click="ignore")
