@@ -32,12 +32,28 @@ __all__ = [
     "check_scores",
     "check_outcome",
     "check_uplift_inputs",
+    "distinct_and_nonfinite",
     "is_integer",
 ]
 
 
 class UndefinedMetricWarning(UserWarning):
     """Valid but degenerate input: the metric is undefined and ``nan`` is returned."""
+
+
+def distinct_and_nonfinite(values: Any) -> np.ndarray:
+    """The values of one part of a column that decide a check's message for the whole column:
+    its distinct finite values and every non-finite one (their count is reported).  The
+    Dask paths run a refused column's check on these, gathered from every partition, so the
+    message lists and counts the column's values, not one partition's."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        return np.concatenate([np.unique(arr[finite]), arr[~finite]])
+    try:
+        return np.unique(arr)
+    except TypeError:  # values that do not sort (mixed objects): all of them
+        return arr
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:

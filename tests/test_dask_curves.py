@@ -158,3 +158,132 @@ def test_bootstrap_by_partition_matches_the_in_memory_bootstrap(client):
     _, point = binned.curve("uplift_sep_rel")
     inside = (band["low"] <= point + 1e-12) & (point <= band["high"] + 1e-12)
     assert inside.mean() > 0.95
+
+
+# ------------------------------------------------------------------ review fixes
+def _purchases(n=20_000):
+    """Purchases per row (0, 1, rarely 2+): an amount, not a 0/1 outcome."""
+    rng = np.random.default_rng(0)
+    t = (rng.random(n) < 0.7).astype(np.int8)
+    s = rng.normal(size=n)
+    y = rng.poisson(0.05 + 0.02 * t * (s > 0))
+    return y, t, s
+
+
+@pytest.mark.parametrize("first_chunk", ["only 0/1", "all zero"])
+def test_an_amount_whose_partition_holds_only_0_1_is_an_amount(client, first_chunk):
+    """Whether y is 0/1 is decided for the whole column, not per partition."""
+    y, t, s = _purchases()
+    y[:5_000] = np.minimum(y[:5_000], 1) if first_chunk == "only 0/1" else 0
+    assert y.max() >= 2 and set(np.unique(y[:5_000]).tolist()) <= {0, 1}
+    dy, dt, ds = (da.from_array(a, chunks=5_000) for a in (y, t, s))
+    _, v = uplift_curve(dy, dt, ds, definition="uplift_sep_rel")
+    # at p = 1 the separate relative curve is the difference of the arms' mean outcomes
+    assert v[-1] == pytest.approx(y[t == 1].mean() - y[t == 0].mean(), rel=1e-12)
+    assert np.array_equal(auuc_table(dy, dt, ds).to_numpy(), auuc_table(y, t, s).to_numpy())
+    for name in DEFINITIONS:
+        x_ref, v_ref = uplift_curve(y, t, s, definition=name)
+        x_got, v_got = uplift_curve(dy, dt, ds, definition=name)
+        assert np.array_equal(x_ref, x_got) and np.array_equal(v_ref, v_got), name
+    _, counts, binary, _ = binned_counts(dy, dt, ds, bins=50)
+    assert not binary  # [n_T, n_C, Σy_T, Σy_C] per bin
+    np.testing.assert_array_equal(counts.sum(axis=0), [(t == 1).sum(), (t == 0).sum(),
+                                                       y[t == 1].sum(), y[t == 0].sum()])
+
+
+def test_empty_partitions_add_nothing(client):
+    y, t, _ = _data(n=30_000, seed=9)
+    rng = np.random.default_rng(10)  # 22 scores of >= 100 rows each: every bin is one score
+    s = (rng.integers(0, 20, y.size) + 2 * y * t).astype(np.float32)
+    chunks = ((0, 10_000, 0, 20_000, 0),)
+    dy, dt, ds = (da.from_array(a, chunks=chunks) for a in (y, t, s))
+    assert np.array_equal(auuc_table(dy, dt, ds).to_numpy(), auuc_table(y, t, s).to_numpy())
+    frame = pd.DataFrame({"y": y, "t": t, "s": s, "block": np.arange(y.size) // 10_000})
+    parts = dd.from_pandas(frame, npartitions=3)
+    test = parts[parts["block"] != 1]  # as ddf[ddf.split == "test"]: partition 1 is empty
+    assert test.map_partitions(len).compute().tolist() == [10_000, 0, 10_000]
+    kept = frame[frame["block"] != 1]
+    yk, tk, sk = (kept[c].to_numpy() for c in ("y", "t", "s"))
+    assert np.array_equal(auuc_table(test["y"], test["t"], test["s"]).to_numpy(),
+                          auuc_table(yk, tk, sk).to_numpy())
+    _, counts, binary, tied = binned_counts(test["y"], test["t"], test["s"], bins=1_000)
+    assert binary and tied.all()
+    np.testing.assert_array_equal(counts.sum(axis=0), [((yk == a) & (tk == b)).sum() for b, a
+                                                       in ((1, 1), (1, 0), (0, 1), (0, 0))])
+    from core.evaluation._dask import binned_bootstrap
+
+    res = binned_bootstrap(test["y"], test["t"], test["s"], bins=1_000, n_boot=20)
+    for cut in (0.3, 1.0):  # bins of one score each: the binned curve is the exact one
+        assert res["point"][f"AUUC@{cut:.0%}"] == pytest.approx(
+            auuc(yk, tk, sk, definition="uplift_sep_rel", cutoff=cut), abs=1e-12)
+    nothing = parts[parts["block"] > 5]
+    with pytest.raises(ValueError, match="y must contain at least one row"):
+        auuc_table(nothing["y"], nothing["t"], nothing["s"])
+
+
+def test_errors_count_the_whole_column(client):
+    y, t, s = _data(n=20_000)
+    bad = {"score": s.astype(np.float64), "y": y.astype(np.float64), "t": t.copy()}
+    bad["score"][[5, 5_005, 10_005, 15_005]] = np.nan  # one NaN in each partition
+    bad["y"][[7, 12_007]] = np.nan
+    bad["t"][12_345] = 2
+    for name, values in bad.items():
+        args = {"y": y, "t": t, "score": s, name: values}
+        with pytest.raises(ValueError) as in_memory:
+            auuc_table(args["y"], args["t"], args["score"])
+        with pytest.raises(ValueError) as on_dask:
+            auuc_table(*(da.from_array(args[k], chunks=5_000) for k in ("y", "t", "score")))
+        assert str(on_dask.value) == str(in_memory.value), name
+        if name == "score":
+            assert "got 4 NaN" in str(on_dask.value)
+
+
+def test_columns_whose_blocks_hold_other_rows_are_rechunked(client):
+    y, t, s = _data(n=20_000)
+    ref = auuc_table(y, t, s).to_numpy()
+    # as many chunks, other boundaries
+    got = auuc_table(da.from_array(y, chunks=((1_000, 19_000),)),
+                     da.from_array(t, chunks=((1_000, 19_000),)),
+                     da.from_array(s, chunks=((19_000, 1_000),)))
+    assert np.array_equal(got.to_numpy(), ref)
+    # Series of two frames with as many partitions of other sizes
+    first = dd.from_pandas(pd.DataFrame({"y": y, "t": t}), npartitions=4)
+    second = dd.from_dask_array(da.from_array(s, chunks=((1_000, 1_000, 1_000, 17_000),)))
+    assert first.npartitions == second.npartitions == 4
+    got = auuc_table(first["y"], first["t"], second)
+    assert np.array_equal(got.to_numpy(), ref)
+    # a score of unknown chunk sizes (a map_partitions, as DaskUplift.predict returns)
+    frame = dd.from_pandas(pd.DataFrame({"y": y, "t": t, "s": s}), npartitions=5)
+    score = frame["s"].map_partitions(lambda part: part.copy()).to_dask_array()
+    assert np.isnan(score.chunks[0][0])
+    assert np.array_equal(auuc_table(frame["y"], frame["t"], score).to_numpy(), ref)
+    masked = da.from_array(s, chunks=3_000)[da.from_array(np.ones(s.size, bool), chunks=3_000)]
+    assert np.array_equal(auuc_table(frame["y"], frame["t"], masked).to_numpy(), ref)
+    dy, dt = da.from_array(y, chunks=5_000), da.from_array(t, chunks=5_000)
+    with pytest.raises(ValueError, match="score must be one-dimensional"):
+        auuc_table(dy, dt, da.from_array(s[:, None], chunks=(5_000, 1)))
+    with pytest.raises(ValueError, match="y must be one-dimensional"):
+        auuc_table(frame[["y"]], frame["t"], frame["s"])
+    with pytest.raises(ValueError, match="same length"):
+        auuc_table(dy, dt, da.from_array(s[:-1], chunks=5_000))
+
+
+def test_bootstrap_arguments_are_checked(client):
+    from core.evaluation._dask import binned_bootstrap
+
+    y, t, s = _data(n=10_000)
+    dy, dt, ds = (da.from_array(a, chunks=5_000) for a in (y, t, s))
+    with pytest.raises(ValueError, match="n_boot must be a positive integer; got 0"):
+        binned_bootstrap(dy, dt, ds, n_boot=0)
+    with pytest.raises(ValueError, match="bins must be a positive integer; got 0"):
+        binned_bootstrap(dy, dt, ds, bins=0)
+    amount = y * 2.5
+    with pytest.raises(ValueError, match="needs a 0/1 outcome"):
+        binned_bootstrap(da.from_array(amount, chunks=5_000), dt, ds, n_boot=2)
+
+
+def test_without_a_distributed_client_dask_default_scheduler_computes(client):
+    y, t, s = _data(n=10_000)
+    with dask.config.set(scheduler="sync"):
+        got = auuc_table(*(da.from_array(a, chunks=2_500) for a in (y, t, s)))
+    assert np.array_equal(got.to_numpy(), auuc_table(y, t, s).to_numpy())

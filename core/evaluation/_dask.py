@@ -68,6 +68,7 @@ from core._validation import (
     check_positive_int,
     check_scores,
     check_uplift_inputs,
+    distinct_and_nonfinite,
 )
 from core.constants import CUTOFFS, auuc_column
 from core.evaluation._kernel import merge_runs, round_half_up
@@ -202,30 +203,18 @@ def _run_block(fn: Any, checked: bool, yb: Any, tb: Any, sb: Any, *extra: Any) -
     return fn(y, t, score, *extra)
 
 
-def _witness(values: Any) -> np.ndarray:
-    """The values of a block that decide the in-memory message of its column: the distinct
-    finite values and every non-finite one (their count is reported)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        return np.concatenate([np.unique(arr[finite]), arr[~finite]])
-    try:
-        return np.unique(arr)
-    except TypeError:  # values that do not sort (mixed objects): all of them
-        return arr
-
-
 def _raise_invalid(invalid: list[_Invalid], blocks: list[tuple]) -> None:
     """Raise the in-memory message of the first failing column (in the order ``y``, ``t``,
     ``score``) for the whole column: a second pass collects each block's distinct and
-    non-finite values (:func:`_witness`) and the column check runs on them, so counts and
-    value lists are the column's, not one block's."""
+    non-finite values (:func:`~core._validation.distinct_and_nonfinite`) and the column check
+    runs on them, so counts and value lists are the column's, not one block's."""
     import dask
 
     failing = {name for record in invalid for name in record.names}
     for j, name in enumerate(("y", "t", "score")):
         if name in failing:
-            parts = dask.compute(*[dask.delayed(_witness)(block[j]) for block in blocks])
+            parts = dask.compute(*[dask.delayed(distinct_and_nonfinite)(block[j])
+                                   for block in blocks])
             _CHECKS[name](np.concatenate([p for p in parts if p.size]))
     raise ValueError(invalid[0].message)
 

@@ -4,8 +4,7 @@ Data too big for one machine come as a Dask DataFrame (e.g. ``dask.dataframe.rea
 of a folder of Parquet files); LightGBM's ``DaskLGBMClassifier`` / ``DaskLGBMRanker`` train
 one booster over all workers (LightGBM's distributed data-parallel mode: every worker builds
 histograms of its rows, the histograms are reduced over the network).  The training rows
-stay on the workers; only partitions that the scheduler put on another worker than their
-fixed one are moved (:func:`_aligned`, for reproducible models).
+stay on the workers: nothing here ships data around by hand.
 
 * :func:`fit_two_model_dask` — the two-model baseline: one ``DaskLGBMClassifier`` on the
   treated rows, one on the control rows; uplift = difference of the predicted probabilities
@@ -153,19 +152,6 @@ def _partition_summary(part: pd.DataFrame, *, treatment: str, outcome: str,
     return out
 
 
-def _witness(values: Any) -> np.ndarray:
-    """A partition's values that decide the in-memory message of its column: the distinct
-    finite values and every non-finite one (their count is reported)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        return np.concatenate([np.unique(arr[finite]), arr[~finite]])
-    try:
-        return np.unique(arr)
-    except TypeError:  # values that do not sort (mixed objects): all of them
-        return arr
-
-
 def _check_fit_columns(frame: Any, client: Any, *, features: list[str], treatment: str,
                        outcome: str, continuous: bool) -> bool:
     """Run the in-memory models' checks (:func:`core.models._base.check_uplift_fit`) on the
@@ -179,6 +165,7 @@ def _check_fit_columns(frame: Any, client: Any, *, features: list[str], treatmen
     their messages are the in-memory ones too."""
     import dask
 
+    from core._validation import distinct_and_nonfinite
     from core.models._base import check_uplift_fit
 
     parts = frame[[treatment, outcome]].to_delayed()
@@ -189,8 +176,8 @@ def _check_fit_columns(frame: Any, client: Any, *, features: list[str], treatmen
     for name in ("outcome", "treatment"):
         if name in failing:
             column = outcome if name == "outcome" else treatment
-            values = client.gather(client.compute([dask.delayed(_witness)(p[column])
-                                                   for p in parts]))
+            values = client.gather(client.compute(
+                [dask.delayed(distinct_and_nonfinite)(p[column]) for p in parts]))
             checks[name](np.concatenate([v for v in values if v.size]))
             raise ValueError(f"{name} column {column!r} holds values the in-memory models "
                              "refuse.")
@@ -230,29 +217,18 @@ def _client(client: Any) -> Any:
                          "or pass client=.") from None
 
 
-def _keep(part: Any) -> Any:
-    return part
-
-
 def _aligned(frame: Any, client: Any) -> Any:
-    """``frame`` persisted on ``client`` without its empty partitions, each partition on a
-    fixed worker, so its column selections keep one partitioning and LightGBM sees the same
-    rows on the same worker rank in every run.
+    """``frame`` persisted on ``client`` without its empty partitions, so its column
+    selections keep one partitioning and every worker LightGBM uses holds rows.
 
     LightGBM's Dask estimators pair the partitions of ``X`` and ``y`` one to one.  Left lazy,
     each selection is optimised on its own, and dask's query optimiser fuses the partitions
     of a Parquet read by the share of the columns it reads: 12 feature columns of 10 row
     groups became 5 partitions, the outcome column 3, and LightGBM refused the pair.
-    LightGBM holds its training rows in the workers' memory anyway.
-
-    LightGBM refuses a worker whose partitions are all empty ("Input data must be 2
-    dimensional and non empty"), as an arm's rows filtered from a frame sorted by
-    treatment leave them: empty partitions are dropped.  Its model depends on which rows
-    each worker holds (each worker bins its share of the features from its own rows) and
-    in which order (the worker holding the first partition is rank 0), and the scheduler
-    places persisted partitions as it goes: the non-empty partitions are cut into one
-    contiguous run per worker (workers in address order), each run is given the worker
-    that already holds most of it, and only the partitions elsewhere move.
+    LightGBM holds its training rows in the workers' memory anyway.  A worker whose
+    partitions are all empty (an arm's rows filtered from a frame sorted by treatment, a
+    filtered split) makes LightGBM fail ("Input data must be 2 dimensional and non empty"):
+    empty partitions are dropped.
     """
     import dask.dataframe as dd
     from distributed import futures_of
@@ -260,22 +236,10 @@ def _aligned(frame: Any, client: Any) -> Any:
     persisted = client.persist(frame)
     parts = sorted(futures_of(persisted), key=lambda f: f.key[1])  # keys: (name, partition)
     lengths = client.gather(client.map(len, parts))
-    parts = [p for p, n in zip(parts, lengths, strict=True) if n]
-    if not parts:
-        raise ValueError("frame has no rows to train on.")
-    workers = sorted(client.scheduler_info()["workers"])
-    n_runs = min(len(workers), len(parts))
-    runs = [parts[r * len(parts) // n_runs:(r + 1) * len(parts) // n_runs]
-            for r in range(n_runs)]
-    holders = client.who_has(parts)
-    free, placed = list(workers), []
-    for run in runs:
-        held = [sum(w in holders[p.key] for p in run) for w in free]
-        target = free.pop(int(np.argmax(held)))
-        placed += [p if target in holders[p.key] else
-                   client.submit(_keep, p, workers=[target], allow_other_workers=False,
-                                 pure=False) for p in run]
-    return dd.from_delayed(placed, meta=frame._meta, verify_meta=False)
+    if all(lengths):
+        return persisted
+    return dd.from_delayed([p for p, n in zip(parts, lengths, strict=True) if n],
+                           meta=frame._meta, verify_meta=False)
 
 
 def _fit_quietly(model: Any, *args: Any, **kwargs: Any) -> Any:
@@ -306,11 +270,15 @@ def fit_two_model_dask(frame: Any, *, features: Sequence[str], treatment: str, o
     partitions that hold rows of that arm.  ``client``: the current Dask client when
     ``None`` (one must be running; :func:`core.runs.cluster.connect` makes one).
 
-    ``random_state`` seeds LightGBM, whose ``deterministic`` mode is on, and the
-    partitions are placed on the workers in a fixed order (:func:`_aligned`): the same data,
-    partitions and number of workers give the same model.  Another number of workers or
-    another partitioning gives another model (each worker bins its share of the features
-    from its own rows), as close to it as two seeds."""
+    Not reproducible fit to fit: ``random_state`` seeds LightGBM (``deterministic`` on),
+    but LightGBM's Dask interface orders the workers (their network ranks) and each worker's
+    partitions by a set of task keys, and the model depends on that order (each worker bins
+    its share of the features from its own rows).  Measured: 8 fits with the same seed, data
+    and 2-worker cluster (50,000 rows, 4 partitions, 40 trees) gave 3 distinct two-models
+    (test AUUC@30 % 0.000900–0.000921) and 2 distinct LambdaMART-PCG models (0.001087–
+    0.001156) — the spread of the in-memory LambdaMART-PCG over seeds 0–3 (0.001083–
+    0.001161).  Keep the fitted :class:`DaskUplift` (its boosters are local) to reuse a
+    model."""
     from lightgbm import DaskLGBMClassifier, DaskLGBMRegressor
 
     features = _check_frame(frame, features, treatment, outcome)

@@ -10,6 +10,10 @@ Everything in ``core`` that accepts Dask collections (:func:`core.evaluation.auu
 * ``connect()`` with ``$UPRANK_DASK_SCHEDULER`` set — that address;
 * ``connect()`` otherwise — a ``distributed.LocalCluster`` on this machine (one worker
   process per core, one thread each), which is what the tests and ``bench.scale`` use.
+
+Without any client, the curves and AUUC tables of Dask collections still compute, on dask's
+default scheduler (threads of the calling process; the same numbers), while the Dask models
+refuse: LightGBM's Dask estimators need a ``distributed`` client.
 """
 
 from __future__ import annotations
