@@ -697,7 +697,8 @@ def auuc_table(
     (labelled ``"AUUC@10%"`` etc.).  ``y``, ``t`` and ``score`` may be Dask arrays or
     Series (e.g. columns of a Parquet dataset): the table is then computed on the current
     Dask client from per-partition counts and equals the in-memory table exactly (0/1
-    outcome).  With ``above_random=True`` the random baseline's area (same cut-off) is
+    outcome; an amount to rounding; without a ``distributed`` client dask's default
+    scheduler computes it).  With ``above_random=True`` the random baseline's area (same cut-off) is
     subtracted, as some authors report it (the paper does not).
     """
     import pandas as pd
