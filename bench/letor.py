@@ -24,8 +24,8 @@ Read before comparing with the paper:
 
 * 51 of the 156 fold-1 test queries (and 132 of 471 training queries) have no relevant
   document.  AUC, MAUC and AP are undefined there and are left out of the means; the LETOR
-  evaluation tool counts them as AP = 0, which is what the paper's MAP (~0.47) corresponds
-  to, so both MAPs are printed.
+  evaluation tool counts them as AP = 0, which is what the paper's MAP (~0.47) appears to
+  correspond to (the paper does not say; its level matches), so both MAPs are printed.
 * With a single top-k for every grade, micro and macro P@k both equal binary P@k divided by
   the number of grades (2) and differ only through queries shorter than k.  The paper plots
   P@k for Yahoo! V1 only, so there is no MQ2008 value to compare with.

@@ -44,7 +44,7 @@ def test_train_ranker_picks_the_best_validation_candidate(world_splits):
     """The paper preset fits every learning rate; the kept one has the best validation
     MAUC, and its test scores are the kept model's predictions."""
     fit = ltr_runs.train_ranker("LambdaMART λ-MAUC", world_splits, preset="paper")
-    assert set(fit.vali) == {0.1, 0.25, 0.5}
+    assert set(fit.vali) == {0.1, 0.25, 0.5, 0.9}  # Welleck (2016)'s grid
     assert fit.value == max(fit.vali, key=fit.vali.get)
     vali = world_splits["vali"]
     with warnings.catch_warnings():
@@ -151,3 +151,19 @@ def test_a_single_training_grade_is_said_in_plain_numbers(grade, what, model):
                        ) as err:
         ltr_runs.train_ranker(model, splits)
     assert "np.float64" not in str(err.value)
+
+
+def test_a_preset_whose_settings_change_is_another_run():
+    """A stored run of an earlier grid (the paper preset had no 0.9) is not served as a run
+    of today's grid: the run's key holds the preset's settings, not only its name."""
+    from dataclasses import replace
+
+    source = RankingSource.make("mq2008", fold=1)
+    before = ltr_runs.ranking_spec(source, "fp", "LambdaMART λ-MAUC", preset="paper").key()
+    paper = ltr_runs.RANKING_PRESETS["paper"]
+    ltr_runs.RANKING_PRESETS["paper"] = replace(paper, learning_rates=(0.1, 0.25, 0.5))
+    try:
+        after = ltr_runs.ranking_spec(source, "fp", "LambdaMART λ-MAUC", preset="paper").key()
+    finally:
+        ltr_runs.RANKING_PRESETS["paper"] = paper
+    assert before != after

@@ -139,15 +139,21 @@ GLOSSARY: dict[str, str] = {
     "AUC (ranking)": "Per query: the share of (relevant, not relevant) document pairs that "
                      "the ranker orders correctly. 1 = every relevant document above every "
                      "other, 0.5 = random order.",
-    "MAUC": "Multi-class AUC (Hand & Till): the AUC of each grade against all lower grades, "
-            "weighted by how common the grade is. λ-MAUC LambdaMART optimises it directly.",
+    "MAUC": "Multi-class AUC (Welleck 2016, one grade against the rest): per query, the AUC "
+            "of each relevance grade above 0 against every other document (higher grades "
+            "included), weighted by the grade's share of the query's relevant documents. "
+            "Because higher grades count as 'the rest', the ideal order (best grade first) "
+            "is not always the MAUC-best one. λ-MAUC LambdaMART trains on its λ-gradients.",
     "MAP": "Mean average precision: per query, the mean of the precision at the position of "
            "each relevant document; then the mean over queries.",
     "NDCG@k": "Normalised discounted cumulative gain of the top k: the grades of the top k "
               "documents, each divided by log2(position + 1), as a share of the best possible "
               "order. 1 = ideal top k.",
-    "P@k (micro / macro)": "Precision at k per relevance grade (Welleck 2016): micro pools the "
-                           "hits of every grade, macro averages the precision of each grade.",
+    "P@k (micro / macro)": "Precision at k over the C relevance grades (Welleck 2016, eqs. 2 "
+                           "and 4): the relevant documents in the top k, divided by C·k. The "
+                           "same top k serves every grade, so micro and macro coincide when "
+                           "every query has k documents (they weigh shorter queries "
+                           "differently); both are the binary P@k divided by C.",
     "P-nDCG": "nDCG with the predicted probability as the discount (Wong 2019): a relevant "
               "document counts as much as the model is confident in it, against the best "
               "possible use of the same probabilities. It separates models that nDCG calls "

@@ -120,6 +120,20 @@ def mauc(y_true: Any, score: Any, *, group: Any = None) -> float:
     paper's Table 1 is consistent with these normalised shares, not with shares of all
     rows.)  Computed per query (shares inside the query), then averaged over queries.
 
+    Two properties to know before reading MAUC:
+
+    * **Per-query weights** — the paper weighs by the class's share of the *dataset*
+      ("the proportion of the dataset examples with that class label"); UpRank uses each
+      query's own shares, so a query is a list of its own (as AUC, MAP and nDCG are).  The
+      two weightings can differ as much as two rankers do (a reviewer's λ-MAUC model on
+      MQ2008 fold 1: 0.769 per query, 0.754 with the dataset's shares of relevant rows).
+    * **Not maximised by the ideal order** — "grade c vs the rest" counts the higher grades
+      as the rest, so AUC(1) rewards grade-1 rows above grade-2 rows.  Grades [2, 1, 1, 0]
+      in that order score 0.667, the order [1, 1, 2, 0] scores 0.778; on MQ2008 fold 1's
+      test queries the ideal ranking reads 0.941 and one with grade 1 above grade 2 0.946
+      (random tie-breaks inside a grade).
+      This is the paper's definition, kept; NDCG and MAP do not have this property.
+
     Parameters
     ----------
     y_true : array-like of shape (n,)

@@ -135,7 +135,11 @@ def per_query_metrics(relevance: Any, score: Any, qid: Any, *, k: int = 10,
         Cut-off of NDCG and the precisions (``k_q = min(k, n_q)``).
     probability : array-like of shape (n,), optional
         Predicted probabilities for P-nDCG; default :func:`score_to_probability` of the
-        score against ``relevance > 0`` (Platt, on these rows).
+        score against ``relevance > 0`` (Platt, on these rows).  That default is fitted on
+        the evaluated rows' own labels, across queries: a query's P-nDCG then depends on
+        the other queries evaluated with it, and the labels it is scored on shape its
+        probabilities.  Wong (2019) uses the classifier's own probabilities: pass them
+        (e.g. Platt fitted on a validation split) for a score that is the query's alone.
 
     Returns
     -------

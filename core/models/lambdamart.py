@@ -105,7 +105,7 @@ class _LambdaMARTBase(LightGBMParams, BaseModel):
 
 _COMMON_DOC = """\
     n_estimators : int, default=500
-        Boosting rounds (the paper's 500 trees).
+        Boosting rounds (500: Devriendt et al. (2020)'s budget; Welleck (2016) states none).
     learning_rate : float, default=0.01
     method : {"auto", "exact", "binned"}, default="auto"
         λ-gradient engine of :func:`core.objectives.lambdas.lambda_gradients` (exact pairs, or

@@ -6,6 +6,10 @@ one query, the hinge loss of :math:`w \cdot (x_i - x_j)` is exactly a convex sur
 the AUC's pair count.  :class:`LinearPairwiseAUC` does the same with scikit-learn's
 :class:`~sklearn.linear_model.SGDClassifier` on the pair differences (standardised
 features, no intercept), subsampling pairs per query so the cost stays linear in ``n``.
+One difference to SVM-perf, stated because it matters: SVM-perf is a classifier with no
+query structure, so its ROCArea loss runs over every (positive, negative) pair of the whole
+training set; here the pairs are taken **within each query** (at most 20,000 per query and
+500,000 in all), as a ranker is evaluated.
 A pair is one example in one of its two orientations, :math:`(x_i - x_j, +1)` or
 :math:`(x_j - x_i, -1)`: without an intercept both say :math:`w \cdot (x_i - x_j) > 0`, so the
 orientation changes nothing but the classifier's view of two classes.  Exactly half of the

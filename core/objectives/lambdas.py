@@ -8,7 +8,11 @@ For a pair of rows ``(i, j)`` of one query with ``rel_i > rel_j`` and model scor
     h_ij = σ² |ΔM_ij| ρ_ij (1 − ρ_ij)      added to the curvature of both rows
 
 where ``ΔM_ij`` is the change of the metric when the two rows swap positions in the ranking
-by the current scores.  These are the first and second derivatives of the pair cost
+by the current scores.  ``ρ_ij`` is Burges's RankNet factor.  (Welleck 2016 prints the pair
+cost ``C(o) = o + log(1 + e^o)`` with ``o_ij = s_j − s_i`` and the derivative ``1/(1 + e^o)``,
+which is not that cost's derivative; taken literally it weights correctly ordered pairs
+most — 0.953 for ``s_i − s_j = 3``, where ρ is 0.047.  UpRank follows Burges, as the
+paper's own derivation intends.)  These are the first and second derivatives of the pair cost
 ``|ΔM_ij| log(1 + exp(−σ (s_i − s_j)))``, so ``grad = −Σ λ`` (LightGBM minimises: the row
 that should go up gets a negative gradient) and ``hess = Σ h``; per query the gradients sum
 to zero.
@@ -53,7 +57,12 @@ classes and weights are those of :func:`core.evaluation.metrics.mauc`: the grade
 ``p(c) = m_c / R`` (``R`` relevant rows), so the weights sum to 1 and MAUC = AUC for binary
 relevance.  (Taken literally, the paper's ``p(c) = m_c / n`` over *all* grades makes grade 0
 a class, whose "AUC" rewards ranking irrelevant rows first, and makes ``|ΔMAUC_ij|`` vanish
-for equally large classes.)  Summing eq. 12 over classes gives
+for pairs of a relevant and an irrelevant row of equally large classes.  Two relevant grades
+of equal size still get ``|ΔMAUC_ij| = 0`` here: grades [1, 2, 0, 0] give no λ between the
+grade-2 and the grade-1 row — brute force agrees.  The weights are each query's own shares,
+not the dataset's the paper names: see :func:`core.evaluation.metrics.mauc`, which also says
+why the ideal order is not always MAUC's best and λ can push against MAUC for a pair of
+relevant grades.)  Summing eq. 12 over classes gives
 ``ΔMAUC_ij = (G_a − G_b)(pos_i − pos_j)`` with ``G_c = 1 / (R (n − m_c))`` for ``c > 0`` and
 ``G_0 = 0``, so MAUC is position-weighted too.  As in the paper, λ pushes the *more
 relevant* row up with weight ``|ΔMAUC|``.  Between two relevant grades ``|ΔMAUC|`` only
