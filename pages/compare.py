@@ -52,16 +52,16 @@ if not runs:
 common.remember("cmp_runs", list(runs)[:4], shared=f"{common.SHARED_RUNS}_{fingerprint}",
                 options=list(runs))
 chosen = st.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
-c1, c2 = st.columns(2)
 common.remember("cmp_def", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
-definition = c1.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
-                          format_func=lambda d: DEFINITIONS[d].title,
+definition = st.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
+                          format_func=lambda d: DEFINITIONS[d].label,
                           help=GLOSSARY["Definition"])
+c1, c2 = st.columns(2)
 common.remember("cmp_cutoff", 30, shared=common.SHARED_CUTOFF)
-cutoff = c2.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
+cutoff = c1.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
                    help=GLOSSARY["Cut-off"]) / 100
-band_kind = st.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
+band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
                      format_func={"minmax": "min/max (paper)", "95": "95 %"}.get,
                      help=GLOSSARY["Repeated splits"])
 if chosen and st.session_state.get("cmp_ref_kept") not in chosen:

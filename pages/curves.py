@@ -44,9 +44,9 @@ st.caption("Columns of the dataset (a feature such as recency, or a score column
            "compare them on the Compare page.")
 common.remember("curves_definition", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
-definition = st.columns(2)[0].selectbox(
-    "Curve definition", list(DEFINITIONS), key="curves_definition",
-    format_func=lambda name: DEFINITIONS[name].title, help=GLOSSARY["Definition"])
+definition = st.selectbox("Curve definition", list(DEFINITIONS), key="curves_definition",
+                          format_func=lambda name: DEFINITIONS[name].label,
+                          help=GLOSSARY["Definition"])
 d = DEFINITIONS[definition]
 # a row of its own: the widest formula (Qini, joint) does not fit a third of the page
 formula, words = st.columns([3, 2], vertical_alignment="center")
