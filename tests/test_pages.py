@@ -40,6 +40,12 @@ def test_data_page_shows_default_world_with_srm_and_balance():
     # a numeric feature has no level: an empty cell, not the text "None"
     assert all(isinstance(v, str) for v in balance["level"])
     assert set(balance["level"][expected["level"].isna()]) == {""}
+    # means with four significant digits, read off the raw means (a fixed number of decimals
+    # showed "-0" for a standardised feature's mean of -0.0001)
+    for column in ("mean_treated", "mean_control"):
+        for shown, raw in zip(balance[column], expected[column], strict=True):
+            assert shown != "-0" and float(shown.replace(",", "")) == pytest.approx(
+                raw, rel=5e-4, abs=1e-12)
 
 
 def test_data_page_srm_against_a_wrong_design_is_a_plain_warning_not_an_error():

@@ -36,6 +36,26 @@ def fmt_number(value, digits: int = 4) -> str:
     return DASH if not np.isfinite(v) else f"{v:,.{digits}f}"
 
 
+def fmt_significant(value, digits: int = 4) -> str:
+    """A number for people with ``digits`` significant digits, never in e-notation and never
+    "-0": a mean of a standardised feature, ``-0.000123``, stays readable where a fixed
+    number of decimals showed "-0"; thousands separated; "—" when missing.
+
+    >>> [fmt_significant(v) for v in (-0.000123456, 242.13, 12345.6, 0.0, -0.5, float("nan"))]
+    ['-0.0001235', '242.1', '12,346', '0', '-0.5', '—']
+    """
+    if value is None:
+        return DASH
+    v = float(value)
+    if not np.isfinite(v):
+        return DASH
+    if v == 0:
+        return "0"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
+    text = f"{v:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int = 2) -> int:
     """Decimals that show the narrowest positive interval width in ``widths`` with
     ``significant`` digits, within ``[least, most]``: at 4M test rows a bootstrap interval is
