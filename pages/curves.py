@@ -88,7 +88,9 @@ with common.guard("Computing the curves"):
                "higher is better, compare it with Random targeting. Paper's mean convention: "
                "separate = (1/100)·Σ V(p), joint = (1/n)·Σ V(k), summed up to the cut-off. "
                f"{PERFECT} ranks treated responders first and control responders last. "
-               "— = undefined (no treated or no control rows in the top).")
+               "Where the top holds no treated or no control row, that arm's part of the "
+               "curve is 0 (as in the paper); — = undefined for the whole data (no treated "
+               "rows, no control rows or no responders).")
     shown = table.copy()
     if RANDOM in shown.index and len(shown) > 1:
         column = auuc_column(cutoff)

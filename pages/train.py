@@ -47,7 +47,7 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     common.remember("train_metric", LAMBDAMART_METRICS[0], options=LAMBDAMART_METRICS)
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric",
                           help=GLOSSARY["λ-objective"], format_func={
-                              "pcg": "PCG (uplift-curve area)", "pcg_cutoff": "PCG@k (top k)",
+                              "pcg": "PCG (uplift-curve gain)", "pcg_cutoff": "PCG@k (top k)",
                               "dcg": "DCG", "ndcg": "nDCG", "map": "MAP"}.get)
     common.remember("train_labels", next(iter(LABEL_SETS)), options=list(LABEL_SETS))
     labels = c2.selectbox("Relevance labels", LABEL_SETS, key="train_labels",

@@ -15,8 +15,10 @@ GLOSSARY: dict[str, str] = {
     "Uplift curve": "Cumulative uplift when targeting the top x % of a ranking (treated "
                     "responders minus control responders, per definition). A good ranker rises "
                     "fast, above the straight line of random targeting.",
-    "Qini curve": "The uplift curve in absolute numbers of incremental responders, with the "
-                  "control responders scaled to the treated group size (Radcliffe 2007).",
+    "Qini curve": "The uplift curve in absolute numbers of incremental responders (Radcliffe "
+                  "2007): the control responders are scaled to the treated group's size — "
+                  "by the arms' sizes in the separate Qini, by the arms' shares among the "
+                  "top k rows in the joint Qini (Devriendt et al. 2020, eq. 13).",
     "AUUC": "Area under the uplift curve up to the cut-off, with depth running from 0 to 1: "
             "the curve's heights summed over the depths up to the cut-off, divided by the "
             "number of depths in the whole list (paper's mean convention) — so AUUC@30 % is "
@@ -26,7 +28,8 @@ GLOSSARY: dict[str, str] = {
                "30 % of customers. AUUC@30 % sums the curve up to that depth.",
     "Definition": "The literature computes the uplift curve in six ways (Devriendt et al. "
                   "2020, Table 2): joint or separate ranking, absolute or relative units, "
-                  "Qini or uplift. Relative definitions are not moved by the arm sizes.",
+                  "Qini or uplift. The separate relative definition is the one that is not "
+                  "moved by the arm sizes; joint curves shift when the arms differ in size.",
     "Joint / separate": "Joint: treated and control customers ranked together and the top k "
                         "rows counted. Separate: each arm ranked on its own and the top p % of "
                         "each arm compared.",
@@ -71,8 +74,8 @@ GLOSSARY: dict[str, str] = {
                     "estimated from a randomised test by inverse-propensity weighting: rows "
                     "whose actual arm is the policy's arm, weighted by 1 / the arm's share.",
     "λ-objective": "LambdaMART trains trees on λ-gradients: for every pair of rows, how much "
-                   "swapping them would change the target metric (PCG = AUUC, DCG/NDCG, MAP, "
-                   "AUC). The chosen metric is what the ranker learns to maximise.",
+                   "swapping them would change the target metric (PCG, DCG/NDCG, MAP, AUC). "
+                   "The chosen metric is what the ranker learns to maximise.",
     "LambdaMART": "Gradient-boosted trees (LightGBM) trained as a ranker with a λ-objective "
                   "(Burges 2010); here on uplift relevance labels (Devriendt et al. 2020).",
     "Relevance labels": "What LambdaMART treats as relevant, from each row's arm and outcome "
@@ -80,15 +83,23 @@ GLOSSARY: dict[str, str] = {
                         "and control non-responders relevant (1), the others 0; Abs2 — TR 1, "
                         "CR −1, the others 0; Abs3 — grades TR 3, CN 2, TN 1, CR 0; Rel — "
                         "TR 1/|T|, CR −1/|C| (the relative uplift curve itself).",
-    "PCG": "Promoted cumulative gain: the uplift-curve area written as a ranking metric, so a "
-           "ranker can be trained to maximise AUUC directly.",
+    "PCG": "Promoted cumulative gain (Devriendt et al. 2020): an uplift-curve area written as "
+           "a ranking metric, so a ranker can be trained on it. On the joint query with Rel "
+           "labels it is exactly n × the joint relative AUUC. On separate queries (the "
+           "default) it adds each arm's own sum, about |T| × the treated area minus |C| × "
+           "the control area — the separate relative AUUC only when the arms are of equal "
+           "size (the paper's eq. 30 drops these factors).",
     "Interleaving": "An online experiment that shows each user one list mixing the results of "
-                    "rankers A and B, and credits each ranker with the outcomes of its items. "
-                    "Needs far fewer users than an A/B test that splits users between A and B.",
+                    "rankers A and B. For causal effects (Sato 2021) it measures the "
+                    "outcomes of the items on the interleaved list and of items not on it, "
+                    "and compares each ranker's shown and not-shown items. Needs far fewer "
+                    "users than an A/B test that splits users between A and B.",
     "EPI-RCT / CBI-RCT": "Interleaving designs read with the randomised-trial estimator "
                          "(Sato 2021, eq. 7: shown minus not-shown items of each list). EPI "
                          "shows n items drawn with equal probability from both lists' items — "
-                         "unbiased; CBI lets the two lists add items in turn (Algorithm 1) — "
+                         "unbiased (UpRank reweights the users for whom eq. 7 is undefined; "
+                         "pooling only the others, as eq. 7 reads, is biased for short "
+                         "lists); CBI lets the two lists add items in turn (Algorithm 1) — "
                          "read this way it is biased when the lists overlap, which CBI-IPS "
                          "corrects by weighting.",
     "ATE": "Average treatment effect: the response rate of the treated minus that of the "
@@ -111,8 +122,9 @@ GLOSSARY: dict[str, str] = {
                       "rate falls as users are added; 'users needed' is where it drops below "
                       "the target.",
     "Tied scores": "Rows with the same score have no order of their own. 'average' draws the "
-                   "expected curve over every order of the tied rows (the default); 'stable' "
-                   "keeps them in file order.",
+                   "expected curve over every order of the tied rows (the default; for the two "
+                   "joint absolute definitions, inside a run of ties, the ratio of the "
+                   "expected counts); 'stable' keeps them in file order.",
     "Users needed": "The number of users an experiment needs before its false-judgment rate "
                     "falls below the target, read off the simulated curve (log-interpolated).",
     "Label ranking methods": "AMM-rank: several linear hyperplanes per label, trained on every "

@@ -203,8 +203,10 @@ def show_bias(res: SimResult) -> None:
                       format_func="{:,}".format, help="Users per experiment of the table below.")
     table = res.bias[res.bias["n_users"] == at].set_index("method")
     st.caption("Mean and 95 % CI of the estimates of τA − τB over the repetitions. *truth in "
-               "95 % CI* unticked (red in the chart): the method is biased (the paper's bold "
-               "marks the unbiased ones).")
+               "95 % CI* unticked (red in the chart): the truth is outside this method's own "
+               "interval — which happens by chance to one unbiased method in twenty. The "
+               "*(biased)* mark of the false-judgment chart uses a test corrected for the "
+               "number of methods (Bonferroni). The paper's bold marks the unbiased methods.")
     show_table(table[[c for c in BIAS_COLUMNS if c in table.columns]], "il_bias")
     st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretch",
                     config=common.plot_config("uprank_interleaving_bias"), key="il_bias_chart")

@@ -142,7 +142,8 @@ DEFINITIONS: dict[str, Definition] = {
     for d in (
         _definition("uplift_joint_rel",
                     r"V(k) = \frac{R^T(D,k)}{|T|} - \frac{R^C(D,k)}{|C|}",
-                    "Response-rate difference; Qini and uplift coincide. Robust to the arm split."),
+                    "Response-rate difference; Qini and uplift coincide. Shifts with the arm "
+                    "split (paper §4.2)."),
         _definition("qini_joint_abs",
                     r"V(k) = R^T(D,k) - R^C(D,k)\,\frac{N^T(D,k)}{N^C(D,k)}",
                     "Incremental responders, control scaled to the treated count in the top k."),
