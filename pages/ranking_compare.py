@@ -17,7 +17,8 @@ root = str(view.store().root)
 common.remember("rkc_runs", view.preselected_runs(view.current_runs()), options=list(names))
 chosen = st.multiselect("Runs", list(names), key="rkc_runs", format_func=names.get)
 common.remember("rkc_k", 10)
-k = st.columns(4)[0].number_input("Cut-off k", 1, 100, key="rkc_k", help=GLOSSARY["NDCG@k"])
+k = st.columns(4)[0].number_input("Cut-off k", 1, 100, key="rkc_k",
+                                 help=GLOSSARY["NDCG@k"])
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()
@@ -81,7 +82,7 @@ with common.guard("Comparing the runs"):
     st.caption("Documents in each run's order, best first; grade = the judged relevance "
                "(0 = not relevant).")
 
-    d1, d2 = st.columns(2)
+    d1 = d2 = st.container(horizontal=True)  # side by side, wrapped when the page is narrow
     d1.download_button("Per-query metrics (CSV)", lambda: safe_csv_bytes(
         view.long_frame(frames)), "uprank_ranking_per_query.csv", "text/csv",
         key="rkc_dl_pq", on_click="ignore")

@@ -249,8 +249,9 @@ def show_users_needed(curve: pd.DataFrame, target: float,
 
 def download_tables(res: SimResult, need: pd.DataFrame) -> None:
     """CSV buttons for the bias table (every user count), users needed and the world."""
-    for col, frame, stem, index in zip(st.columns(3), (res.bias, need, res.table1),
-                                       ("bias", "users_needed", "world"), (False, True, True)):
-        col.download_button(f"Download {stem.replace('_', ' ')} (CSV)",
+    row = st.container(horizontal=True)  # side by side, wrapped when the page is narrow
+    for frame, stem, index in zip((res.bias, need, res.table1), ("bias", "users_needed", "world"),
+                                  (False, True, True)):
+        row.download_button(f"Download {stem.replace('_', ' ')} (CSV)",
                             safe_csv_bytes(frame, index=index), f"uprank_interleaving_{stem}.csv",
                             "text/csv", key=f"il_{stem}_csv", icon=":material/download:")

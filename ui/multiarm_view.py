@@ -98,10 +98,10 @@ def train_section(data: ABData) -> None:
                "30 % on the Compare page). The models below this section see only "
                "'any treatment vs control'.")
     options = multiarm_runs.models_for(multi.outcome_kind)
-    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     common.remember("ma_models", options[:1], options=options)
-    chosen = c1.multiselect("Per-arm models", options, key="ma_models",
+    chosen = st.multiselect("Per-arm models", options, key="ma_models",
                             help=GLOSSARY["Best-arm rule"])
+    c2, c3 = st.columns([3, 1], vertical_alignment="bottom")
     common.remember("ma_trees", 100, options=[50, 100, 300])
     trees = c2.select_slider("Trees", [50, 100, 300], key="ma_trees")
     if c3.button("Train per arm", type="primary", key="ma_train", disabled=not chosen):
@@ -196,7 +196,7 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
                "0 = no signal), per arm: " + "; ".join(
                    f"{arm}: {row['calibration slope']:.2f} ± {row['slope SE']:.2f}"
                    for arm, row in arms_table.iterrows()) + ".")
-    c1, c2 = st.columns(2)
+    c1 = c2 = st.container(horizontal=True)  # side by side, wrapped when the page is narrow
     c1.download_button("Test rows with one score column per arm (CSV)",
                        lambda: safe_csv_bytes(multiarm_runs.score_export(test, names)),
                        "uprank_several_arms_scores.csv", "text/csv", key="ma_dl",

@@ -161,8 +161,9 @@ class LambdaMARTUplift(_LambdaMARTBase):
     labels : {{"abs1", "abs2", "abs3", "rel", "transformed"}}, default="abs1"
         The defaults are the paper's Table 6 set-up (separate queries, Abs1 labels, PCG);
         its final comparison, Table 11, uses separate queries with Rel labels
-        (``labels="rel"``, as ``bench.paper_tables`` does).  ``"transformed"``: relevance = the transformed outcome
-        :math:`y\\,(t/p - (1-t)/(1-p))` (:func:`core.evaluation.metrics.transformed_outcome`,
+        (``labels="rel"``, as ``bench.paper_tables`` does).  ``"transformed"``: relevance =
+        the transformed outcome :math:`y\\,(t/p - (1-t)/(1-p))`
+        (:func:`core.evaluation.metrics.transformed_outcome`,
         negative for control rows with an outcome), the label set for a **continuous
         outcome** such as spend (the others need 0/1); quantised to at most 15 values
         (:func:`quantised_relevance`) so that the binned λ engine stays fast.
