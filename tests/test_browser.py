@@ -308,8 +308,8 @@ def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_pa
 
 
 #: Widget texts the browser cuts off: a choice's text wider than its box (a selectbox value, a
-#: multiselect tag) or a tag pushed beyond the widget's right edge, a text input's value or a
-#: metric's label wider than the field.
+#: multiselect tag) or a tag pushed beyond the widget's right edge, a text input's or a
+#: selectbox's value, a metric's label or a button's label wider than its field.
 CLIPPED = """() => {
   const out = [];
   for (const w of document.querySelectorAll(
@@ -323,7 +323,8 @@ CLIPPED = """() => {
     }
   }
   for (const e of document.querySelectorAll(
-      '[data-testid="stTextInput"] input, [data-testid="stMetricLabel"] p'))
+      '[data-testid="stTextInput"] input, [data-testid="stSelectbox"] input, ' +
+      '[data-testid="stMetricLabel"] p, button p'))
     if (e.scrollWidth > e.clientWidth + 1) out.push(e.value || e.textContent);
   return out;
 }"""
