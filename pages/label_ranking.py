@@ -1,5 +1,5 @@
 """Label ranking: rank L labels (ad categories) per user from incomplete click rankings —
-AMM-rank and its baselines under the paper's Table 1 protocol (Grbovic et al.)."""
+AMM-rank and its baselines under the paper's Table 1 protocol (Djuric et al. 2014)."""
 
 import streamlit as st
 
@@ -100,10 +100,11 @@ if consensus is not None:
 st.subheader("Experiment (paper Table 1 protocol)")
 methods = st.multiselect("Methods", list(label_runs.METHODS), list(label_runs.METHODS),
                          key="lr_methods", help=GLOSSARY["Label ranking methods"])
-e2, e3, e4 = st.columns(3)
+tuned = st.radio("λ and C", [True, False], key="lr_tune", help=view.TUNE_HELP,
+                 horizontal=True, format_func={True: "tuned in each fold (paper)",
+                                               False: "fixed: λ = 1e-4, C = 1"}.get)
+e2, e4 = st.columns(2)
 folds = e2.number_input("Folds", 2, 10, 5, key="lr_folds")
-lam = e3.select_slider("AMM λ", [1e-6, 1e-5, 1e-4, 1e-3, 1e-2], 1e-4, key="lr_lam",
-                       format_func=lambda v: f"{v:g}")
 seed = e4.number_input("Seed", 0, 10_000, 0, key="lr_seed")
 config = None
 if (short := label_runs.too_few_users(n, int(folds))) is not None:
@@ -114,7 +115,8 @@ elif methods:
     config = label_runs.LabelExperiment(
         generator=None if source == "upload" else source,
         generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),
-        methods=tuple(methods), n_folds=int(folds), seed=int(seed), lam=float(lam),
+        methods=tuple(methods), n_folds=int(folds), seed=int(seed),
+        **({} if tuned else view.FIXED_PARAMETERS),
         data_digest="" if source != "upload" else data.fingerprint())
 job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
 if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):

@@ -45,14 +45,15 @@ def scores(model, X, bias=1.0):
 
 def rank_loss(model, X, Y):
     """Mean eq. 11 loss (ν = 1): Σ over known pairs i ≻ j of max(0, 1 + g(j) − w_{i,z_i}·x),
-    where z_i is the best weight of label i, a zero vector included: max(0, g(i))."""
+    where z_i is the best weight of label i: w_{i,z_i}·x = g(i), negative too (BudgetedSVM's
+    1 + fx2 − fx1 on raw best scores; 0 for a label without hyperplanes)."""
     g = scores(model, X)
     total = 0.0
     for gr, y in zip(g, Y):
         for i in range(len(y)):
             for j in range(len(y)):
                 if y[i] > 0 and (y[j] == 0 or y[j] > y[i]):
-                    total += max(0.0, 1.0 + gr[j] - max(gr[i], 0.0))
+                    total += max(0.0, 1.0 + gr[j] - gr[i])
     return total / len(Y)
 
 
@@ -120,8 +121,8 @@ def start(w10):
 
 
 def test_step_by_hand_creates_pushes_and_nets():
-    # g = (−1, 0.5, 0); ranking 0 ≻ 1 ≻ 2 (Y = [1, 2, 0]).  w_{0,z}·x = max(0, −1) = 0.
-    # Pairs: (0≻1) 1 + 0.5 − 0 > 0, (0≻2) 1 + 0 − 0 > 0, (1≻2) 1 + 0 − 0.5 > 0: all violated.
+    # g = (−1, 0.5, 0); ranking 0 ≻ 1 ≻ 2 (Y = [1, 2, 0]).  w_{0,z}·x = g(0) = −1.
+    # Pairs: (0≻1) 1 + 0.5 + 1 > 0, (0≻2) 1 + 0 + 1 > 0, (1≻2) 1 + 0 − 0.5 > 0: all violated.
     W, counts = start([0.0, 1.0, 0.0])
     W2, c2 = kernel_step(W, counts, X_T, [1, 2, 0], 2, lam=1.0)
     # label 0: preferred twice, best scores ≤ 0 → a new hyperplane η·2·x̃ = x̃; w00 shrinks.
@@ -163,15 +164,62 @@ def test_step_by_hand_label_both_roles_with_negative_best():
     assert c2.tolist() == [2, 2, 1]
 
 
-def test_step_by_hand_full_budget_updates_the_best_existing_hyperplane():
-    # Budget 1: label 0 cannot grow, so its +2ηx̃ goes to w00: (−0.5, 0, 0) + x̃.
+@pytest.mark.parametrize("step", ["kernel", "reference"])
+def test_step_by_hand_full_budget_skips_the_preferred_update_of_a_label_scoring_below_0(step):
+    # Budget 1: label 0 (g = −1 ≤ 0) would need a new hyperplane and cannot grow, so — as
+    # BudgetedSVM's trainAMMonline, which adds a weight only below the budget and otherwise
+    # skips the true class — its preferred role makes no update: w00 only shrinks.  Label 1
+    # nets 0 on its best (g > 0); label 2 has no hyperplane and gets its first, −2ηx̃.
     W, counts = start([0.0, 1.0, 0.0])
     W1 = W[:, :1].copy()
-    W2, c2 = kernel_step(W1, counts, X_T, [1, 2, 0], 2, lam=1.0)
-    np.testing.assert_allclose(W2[0, 0], [0.5, 0.5, 1.0], atol=1e-12)
+    if step == "kernel":
+        W2, c2 = kernel_step(W1, counts, X_T, [1, 2, 0], 2, lam=1.0)
+    else:
+        W2, c2 = amm._step_reference(W1, counts, XT, np.array([1, 2, 0]), 2, lam=1.0, budget=1)
+    np.testing.assert_allclose(W2[0, 0], [-0.5, 0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(W2[1, 0], [0.0, 0.5, 0.0], atol=1e-12)
     np.testing.assert_allclose(W2[2, 0], -XT, atol=1e-12)
     assert c2.tolist() == [1, 1, 1]
+
+
+def test_step_by_hand_full_budget_still_pushes_a_less_preferred_label_scoring_below_0():
+    # Budget 1, ranking 1 ≻ 0 with g = (−1, 0.5): label 0 is only less preferred, so its
+    # best hyperplane is pushed away even though it scores ≤ 0 and the budget is full.
+    W, counts = start([0.0, 1.0, 0.0])
+    W2, c2 = kernel_step(W[:2, :1].copy(), counts[:2], X_T, [2, 1], 2, lam=1.0)
+    # (1≻0): 1 + (−1) − 0.5 = −0.5 ≤ 0: satisfied, both only shrink
+    np.testing.assert_allclose(W2[:, 0], [[-0.5, 0, 0], [0, 0.5, 0]], atol=1e-12)
+    W[1, 0] = [0.0, -1.0, 0.0]  # g = (−1, −0.5): (1≻0) 1 − 1 + 0.5 > 0 violated
+    W2, c2 = kernel_step(W[:2, :1].copy(), counts[:2], X_T, [2, 1], 2, lam=1.0)
+    np.testing.assert_allclose(W2[0, 0], [-0.5, 0, 0] - 0.5 * XT, atol=1e-12)  # pushed
+    np.testing.assert_allclose(W2[1, 0], [0.0, -0.5, 0.0], atol=1e-12)  # full: no update
+    assert c2.tolist() == [1, 1]
+
+
+# g = (−2, −1.5) at x̃ = (1, 0.5, 1): label 0 preferred but scored below label 1.
+NEG = np.zeros((2, 2, 3))
+NEG[0, 0], NEG[1, 0] = [-2.0, 0.0, 0.0], [0.0, -3.0, 0.0]
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("step", ["kernel", "reference"])
+def test_step_by_hand_hinge_uses_the_raw_negative_score_of_the_preferred_label(step,
+                                                                              multiclass):
+    # Eq. 11 (eq. 5 for AMM) with z the best-scoring weight of label 0: 1 + g(1) − g(0) =
+    # 1 − 1.5 + 2 = 1.5 > 0, violated (BudgetedSVM: 1 + fx2 − fx1 on raw scores).  Flooring
+    # g(0) at 0 would give 1 − 1.5 − 0 = −0.5: no update although label 1 is ranked above.
+    # Update (λ = 1, t = 2, η = 1/2, shrink 1/2): label 0's best scores ≤ 0 → a new
+    # hyperplane ηx̃; label 1's best is pushed away by ηx̃.
+    if step == "kernel":
+        W2, c2 = kernel_step(NEG, [1, 1], X_T, [1, 2], 2, lam=1.0, multiclass=multiclass)
+    else:
+        W2, c2 = amm._step_reference(NEG, [1, 1], XT, np.array([1, 2]), 2, lam=1.0, budget=2,
+                                     multiclass=multiclass)
+    expect = np.zeros((2, 2, 3))
+    expect[0, 0], expect[0, 1] = [-1.0, 0.0, 0.0], 0.5 * XT
+    expect[1, 0] = [0.0, -1.5, 0.0] - 0.5 * XT
+    np.testing.assert_allclose(W2, expect, rtol=0, atol=1e-12)
+    assert c2.tolist() == [2, 1]
 
 
 def test_step_by_hand_satisfied_pairs_only_shrink():
@@ -189,8 +237,8 @@ def test_step_by_hand_satisfied_pairs_only_shrink():
 
 
 def test_multiclass_step_by_hand_uses_only_the_best_other_label():
-    # Top label 0; best other label = 1 (g = 0.5 > 0 = g(2)).  Eq. 5: 1 + 0.5 − max(0, −1)
-    # > 0 → label 0 creates η·x̃, label 1's best loses η·x̃, label 2 only… has nothing.
+    # Top label 0; best other label = 1 (g = 0.5 > 0 = g(2)).  Eq. 5: 1 + 0.5 − (−1) > 0
+    # → label 0 creates η·x̃, label 1's best loses η·x̃, label 2 (no hyperplane) is untouched.
     W, counts = start([0.0, 1.0, 0.0])
     W2, c2 = kernel_step(W, counts, X_T, [1, 2, 0], 2, lam=1.0, multiclass=True)
     expect = np.zeros((3, 2, 3))

@@ -263,6 +263,18 @@ def test_knn_searches_a_seeded_subsample():
     np.testing.assert_array_equal(full.train_index_, np.arange(100))
 
 
+def test_knn_searches_the_papers_100000_users_by_default():
+    # "for each user we search for nearest neighbors in a subsampled set of 100,000 users"
+    rng = np.random.default_rng(3)
+    n = 100_001
+    X = rng.normal(size=(n, 1))
+    Y = np.zeros((n, 3), dtype=np.int64)
+    Y[:, 0] = 1
+    model = KNNMallows(n_neighbors=1, random_state=0).fit(X, Y)
+    assert model.train_index_.size == 100_000
+    assert KNNMallows(n_neighbors=1).fit(X[:60_000], Y[:60_000]).train_index_.size == 60_000
+
+
 # ----------------------------------------------------------------------- logistic models
 def test_logistic_per_label_equals_sklearn_fitted_directly():
     X, Y3, _ = _world(300, d=3, L=3, top=2, seed=8)

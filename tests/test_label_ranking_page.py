@@ -72,13 +72,24 @@ def test_experiment_through_the_page_matches_a_recomputed_cross_validation():
     assert table.loc["Central-Mal", "with ad views"] == f"{mean:.4f} ± {sd:.4f}"
     assert {"AMM-rank", "LR"} <= set(table.index)
     assert any("not reproducible here" in str(c) for c in table.columns)
+    # λ and C were tuned per fold on held-out training users, and the page says which
+    used = next(d.value for d in at.dataframe if "fold 1" in d.value.columns)
+    assert used.loc[("AMM-rank", "with ad views"), "fold 2"].startswith("λ = ")
+    assert used.loc[("LR", "without ad views"), "fold 1"].startswith("C = ")
+    assert any("test users never choose" in str(c.value) for c in at.caption)
+    config = at.session_state["lr_last"][1]
+    assert len(config.lam_grid) > 1 and len(config.c_grid) > 1
+    # "fixed" is another experiment: one value per grid
+    at.radio(key="lr_tune").set_value(False)
+    assert_clean(at.run())
+    assert any("settings have changed" in str(c.value) for c in at.caption)
 
 
 def test_run_experiment_tables_are_consistent():
     config = LabelExperiment("mallows", (("n", 600), ("n_labels", 5), ("random_state", 0),
                                          ("top_k", 3)),
                              methods=("AMM-rank", "Central-Mal"), n_folds=2, seed=1,
-                             lam_sweep=(1e-3,))
+                             lam_grid=(1e-3, 1.0))
     data = make_data("mallows", dict(config.generator_args))
     meta, frames = run_experiment(config, data)
     t1 = frames["table1"].set_index("method")
@@ -90,14 +101,17 @@ def test_run_experiment_tables_are_consistent():
     prf = frames["prf"]
     assert set(prf["k"]) == set(range(1, 6))
     assert (prf["f1"] <= np.maximum(prf["precision"], prf["recall"]) + 1e-12).all()
-    assert meta["n_rows"] == 600 and len(frames["sweep"]) == 1
+    assert meta["n_rows"] == 600 and "sweep" not in frames
+    tuning = frames["tuning"]  # AMM-rank: two λ in each of the two folds, one chosen
+    assert len(tuning) == 4 and tuning.groupby("fold")["chosen"].sum().tolist() == [1, 1]
+    assert set(frames["chosen"]["method"]) == {"AMM-rank"}
 
 
 def test_too_few_users_for_the_folds_is_a_plain_message():
     # scikit-learn's KFold would say "n_splits=5 greater than ... n_samples=3"
     config = LabelExperiment("mallows", (("n", 9), ("n_labels", 4), ("random_state", 0),
                                          ("top_k", 3)),
-                             methods=("Central-Mal",), n_folds=5, lam_sweep=())
+                             methods=("Central-Mal",), n_folds=5)
     data = make_data("mallows", dict(config.generator_args))
     with pytest.raises(DataError, match="5-fold cross-validation needs at least 10 users "
                                         r"\(two per fold\); this data has 9"):
@@ -115,7 +129,7 @@ def test_small_uploads_run_or_say_plainly_why_not():
     data = SimpleNamespace(X=rng.normal(size=(10, 2)), Y=Y, groups=None, feature_blocks={},
                            labels=["a", "b", "c", "d"])
     config = LabelExperiment(None, (), methods=("IB-Mal", "Central-Mal"), n_folds=5,
-                             lam_sweep=(), data_digest="x")
+                             data_digest="x")
     t1 = run_experiment(config, data)[1]["table1"].set_index("method")
     assert t1.loc["IB-Mal", "eps_dis"] == pytest.approx(t1.loc["Central-Mal", "eps_dis"])
     Y[:6] = 0  # 6 users rank nothing: some fold's two test users are among them
@@ -135,7 +149,8 @@ def test_bench_table_reports_every_method_with_the_papers_value():
 
     config = LabelExperiment("ad_clicks", (("n_labels", 5), ("n_users", 400),
                                            ("random_state", 0)),
-                             methods=("AMM-rank", "Central-Mal"), n_folds=2, lam_sweep=())
+                             methods=("AMM-rank", "Central-Mal"), n_folds=2,
+                             lam_grid=(1e-2, 1.0))
     text = bench._table(config, make_data("ad_clicks", dict(config.generator_args)), "tiny")
     rows = [line for line in text.splitlines() if line.startswith("| AMM-rank")
             or line.startswith("| Central-Mal")]

@@ -65,8 +65,8 @@ def _integer_ticks(largest: int) -> dict:
 
 
 def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> None:
-    """Table 1, P/R/F1@K, paired tests, timings, λ sweep, hyperplanes and downloads of one
-    experiment; ``ctx`` (:func:`context`) is its data's, ``current`` the page's settings."""
+    """Table 1, P/R/F1@K, paired tests, timings, the λ / C tuning, hyperplanes and downloads of
+    one experiment; ``ctx`` (:func:`context`) is its data's, ``current`` the page's settings."""
     if config != current:
         st.caption(":material/history: Results of the last experiment; the settings have "
                    "changed since.")
@@ -79,6 +79,7 @@ def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> Non
     st.caption(f"Mean ± sd over {meta['n_folds']} folds of {meta['n_rows']:,} users."
                + (" The paper's numbers are on Yahoo's 3.3M users (not public): shown for the "
                   "ranking of methods, not to be matched." if ad_clicks else ""))
+    st.caption(tuning_note(meta))
     methods = set(frames["table1"]["method"])
     if ctx["complete"] and "LR" in methods:
         st.caption(":material/info: Every user ranks all labels here. LR models only "
@@ -103,17 +104,26 @@ def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> Non
                                 "mean difference (A − B)": st.column_config.NumberColumn(
                                     format="%.4f")})
     t1, t2 = st.columns(2)
-    t1.markdown("**Milliseconds per fold** (fit, predict)")
+    t1.markdown("**Milliseconds per fold** (tuning fits, final fit, predict)")
     t1.dataframe(timing_table(frames["timing"]), width="stretch", key="lr_timing",
                  column_config={c: st.column_config.NumberColumn(format="%.1f")
-                                for c in ("fit (ms)", "predict (ms)")})
-    if "sweep" in frames and len(frames["sweep"]):
-        t2.plotly_chart(sweep_figure(frames["sweep"]), width="stretch", key="lr_sweep")
+                                for c in ("tuning (ms)", "fit (ms)", "predict (ms)")})
+    chosen = frames.get("chosen")
+    if chosen is not None and len(chosen):
+        t2.markdown("**λ / C used in each fold**")
+        t2.dataframe(chosen_table(chosen), width="stretch", key="lr_chosen")
+    tuning = frames.get("tuning")
+    if tuning is not None and len(tuning):
+        params = list(dict.fromkeys(tuning["parameter"]))
+        for col, param in zip(st.columns(len(params)), params):
+            col.plotly_chart(tuning_figure(tuning, param), width="stretch",
+                             key=f"lr_tuning_{'lam' if param == 'λ' else param}")
     if "hyperplanes" in frames:
         st.plotly_chart(hyperplanes_figure(frames["hyperplanes"]), width="stretch",
                         key="lr_hyper")
     names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
-             "predictions": "predictions"}
+             "tuning": "λ / C tuning", "predictions": "predictions"}
+    names = {k: v for k, v in names.items() if k in frames}
     for col, name in zip(st.columns(len(names)), names):
         col.download_button(f"Download {names[name]} (CSV)",
                             lambda f=frames[name]: safe_csv_bytes(f),
@@ -173,6 +183,14 @@ def context(data) -> dict:
     L = np.asarray(data.Y).shape[1]
     return {"complete": bool(ranked.size and (ranked == L).all())}
 
+
+#: The experiment's settings for "λ and C fixed": BudgetedSVM's λ and scikit-learn's C.
+FIXED_PARAMETERS = {"lam_grid": (label_runs.DEFAULTS["lam"],),
+                    "c_grid": (label_runs.DEFAULTS["C"],)}
+TUNE_HELP = ("Tuned (the paper's protocol): in each fold, λ of AMM-rank and AMM and C of LR and "
+             "PW-LR are picked from a grid by the error on 20 % of the fold's training users "
+             "held out, then refitted on all of them; several times slower. Fixed: "
+             "BudgetedSVM's λ = 1e-4 and scikit-learn's C = 1 everywhere, for a quick look.")
 
 #: PW-LR pair models per fold above which the page warns before a run (50 labels: 1,225,
 #: the ad-click simulator's largest setting, about a second per fold).
@@ -241,9 +259,12 @@ def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
 
 
 def timing_table(timing: pd.DataFrame) -> pd.DataFrame:
-    """Milliseconds per fold (fit, predict), methods in the page's order, not alphabetical."""
-    ms = (1000 * timing.groupby(["method", "features"], sort=False)[["fit_s", "predict_s"]]
-          .mean()).rename(columns={"fit_s": "fit (ms)", "predict_s": "predict (ms)"})
+    """Milliseconds per fold (the held-out tuning fits, the final fit, predict), methods in the
+    page's order, not alphabetical."""
+    timing = timing if "tune_s" in timing else timing.assign(tune_s=0.0)
+    cols = ["tune_s", "fit_s", "predict_s"]
+    ms = (1000 * timing.groupby(["method", "features"], sort=False)[cols].mean()).rename(
+        columns={"tune_s": "tuning (ms)", "fit_s": "fit (ms)", "predict_s": "predict (ms)"})
     rank = {m: i for i, m in enumerate(label_runs.METHODS)}
     sets = {s: i for i, s in enumerate((label_runs.WITHOUT, label_runs.WITH))}
     keys = sorted(ms.index, key=lambda k: (rank.get(k[0], len(rank)), sets.get(k[1], 2)))
@@ -270,12 +291,53 @@ def prf_figure(prf: pd.DataFrame, features: str, metric: str = "f1") -> go.Figur
     return fig
 
 
-def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
-    fig = go.Figure(go.Scatter(x=sweep["lam"], y=sweep["eps_dis"], mode="lines+markers",
-                               hovertemplate="λ = %{x:g}: ε_dis %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(type="log", title="regularisation λ (log scale)", exponentformat="power",
-                     dtick=1)  # one tick per power of ten: 10⁻⁵, 10⁻⁴, …
-    fig.update_layout(title="AMM-rank: disagreement error against λ (first fold)", height=320,
-                      margin=dict(l=10, r=10, t=50, b=10),
-                      yaxis_title="disagreement error ε_dis")
+def tuning_note(meta: dict) -> str:
+    """How λ and C were set (the paper's protocol: on held-out training users of each fold)."""
+    tuning = meta.get("tuning", {})
+    share = f"{tuning.get('fraction', 0.2):.0%}"
+    note = (f"λ (AMM-rank, AMM) and C (LR, PW-LR) are chosen in each fold: every value of the "
+            f"grid is fitted on the fold's other training users and scored on {share} of them "
+            "held out; the best is refitted on all its training users. The test users never "
+            "choose a value (the paper: \"configured through cross-validation on a small "
+            "held-out set\").")
+    if tuning.get("folds_without_held_out"):
+        folds = ", ".join(str(f) for f in tuning["folds_without_held_out"])
+        note += (f" Fold(s) {folds}: too few users ranking labels to hold some out, so λ = "
+                 "1e-4 and C = 1 (the defaults) were used there.")
+    return note
+
+
+def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
+    """The λ or C each tuned method used, one column per fold ("λ = 3"), methods in the page's
+    order; "(fixed)" for a one-value grid, "(default)" where no users could be held out."""
+    mark = {"held-out": "", "fixed": " (fixed)", "default": " (default)"}
+    c = chosen.assign(text=[f"{p} = {v:g}{mark.get(h, '')}" for p, v, h in
+                            zip(chosen["parameter"], chosen["value"], chosen["how"])],
+                      fold=[f"fold {f}" for f in chosen["fold"]])
+    wide = c.pivot(index=["method", "features"], columns="fold", values="text")
+    wide = wide[sorted(wide.columns, key=lambda f: int(f.split()[1]))]
+    rank = {m: i for i, m in enumerate(label_runs.METHODS)}
+    sets = {s: i for i, s in enumerate((label_runs.WITHOUT, label_runs.WITH))}
+    keys = sorted(wide.index, key=lambda k: (rank.get(k[0], len(rank)), sets.get(k[1], 2)))
+    return wide.loc[keys]
+
+
+def tuning_figure(tuning: pd.DataFrame, parameter: str) -> go.Figure:
+    """Held-out ε_dis against λ (or C), mean over folds, one line per method and feature set:
+    the curves the values were chosen from (training users only, never the test users)."""
+    part = tuning[tuning["parameter"] == parameter]
+    mean = part.groupby(["method", "features", "value"], sort=False)["eps_dis"].mean()
+    fig = go.Figure()
+    for (method, features), m in mean.groupby(level=[0, 1], sort=False):
+        fig.add_trace(go.Scatter(
+            x=m.index.get_level_values("value"), y=m.to_numpy(), mode="lines+markers",
+            name=f"{method}, {features}",
+            hovertemplate=f"{method}, {features}: {parameter} = %{{x:g}}, held-out ε_dis "
+                          "%{y:.4f}<extra></extra>"))
+    what = "regularisation λ" if parameter == "λ" else "C (inverse L2 strength)"
+    fig.update_xaxes(type="log", title=f"{what} (log scale)", exponentformat="power", dtick=1)
+    fig.update_layout(title=f"Choosing {parameter}: ε_dis on held-out training users "
+                            "(mean over folds)", height=360,
+                      margin=dict(l=10, r=10, t=50, b=10), yaxis_title="disagreement error ε_dis",
+                      legend=dict(orientation="h", y=-0.3))
     return fig

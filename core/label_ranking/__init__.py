@@ -1,5 +1,5 @@
-"""Label ranking (Grbovic et al., AMM-rank; SPEC §7): for each user, rank L labels (e.g. ad
-categories) from incomplete observed rankings — AMM-rank, its baselines, the paper's metrics
+"""Label ranking (Djuric et al. 2014, AMM-rank; SPEC §7): for each user, rank L labels (e.g.
+ad categories) from incomplete observed rankings — AMM-rank, its baselines, the paper's metrics
 and seeded data generators.
 
 Rankings are ``(n, L)`` integer position arrays (1 = most preferred, 0 = not ranked;

@@ -38,27 +38,32 @@ top label :math:`y = \pi_1` only: :math:`\max(0, 1 + \max_{i \ne y} g(i, x) -
 w_{y, z}^\top \tilde x)` — one hinge against the *best-scoring* other label, not one per
 other label (that would be AMM-rank on rankings of length 1).
 
-The zero hyperplane (the convention, decided from the papers)
--------------------------------------------------------------
+The zero hyperplane and the updates (BudgetedSVM's ``trainAMMonline``)
+----------------------------------------------------------------------
 Both papers start SGD from :math:`W = 0` "comprising an infinite number of zero-vectors for
 each class": when an update hits a zero vector it becomes a new hyperplane, :math:`b_i
-\mathrel{+}= 1`.  Which zero vector an update hits is fixed by the two roles a label plays:
+\mathrel{+}= 1`.  BudgetedSVM's AMM, the implementation the paper used, fixes the details
+(its ``trainAMMonline``; AMM-rank applies them to every violated pair):
 
-* **preferred** (:math:`w_{\pi_i, z_i}`): :math:`z_i` is the label's highest-scoring
-  weight, a zero vector included, so :math:`w_{\pi_i,z_i}^\top\tilde x = \max(0, g(\pi_i,
-  x))`.  When no existing hyperplane scores above 0 the update **creates** a hyperplane
-  (BudgetedSVM's AMM: a new weight when the true class scores :math:`\le 0`).  With the
-  budget full, the label's highest-scoring existing hyperplane is updated instead.
-* **less preferred** (:math:`g(j, x)`): the label's highest-scoring existing hyperplane —
-  which may score below 0, so the score of a label can be negative and the labels nobody
-  prefers still get ordered; a label without hyperplanes scores 0 and the update creates
-  its first one (BudgetedSVM gives every class one explicit zero weight that takes such
-  updates; pushing a zero vector away when the label already has hyperplanes would not
-  lower :math:`g(j, x)` and only fill the budget with opposite-pointing copies of
-  :math:`x`).
+* **the hinge** compares raw best scores, :math:`1 + g(j, x) - g(\pi_i, x) > 0` — the
+  preferred label's :math:`w_{\pi_i,z_i}^\top\tilde x` is its best existing hyperplane's
+  score, negative too (BudgetedSVM's ``1 + fx2 - fx1 > 0``), and 0 only for a label without
+  hyperplanes.  A pair whose two labels both score below 0 is still violated when the other
+  label is ahead: :math:`g = (-2, -1.5)` costs :math:`1.5`.
+* **preferred** role: when the label's best hyperplane scores above 0 it is pulled toward
+  :math:`x`; otherwise the update **creates** a hyperplane (:math:`+\eta\,\nu\,\tilde x`)
+  while the label has fewer than ``budget``, and with the budget full the preferred role
+  makes no update (BudgetedSVM adds a weight only below its budget, else skips the true
+  class).
+* **less preferred** role: the label's highest-scoring existing hyperplane is pushed away —
+  it may score below 0, so labels nobody prefers still get ordered; a label without
+  hyperplanes scores 0 and the update creates its first one (BudgetedSVM gives every class
+  one explicit zero weight that takes such updates; pushing a zero vector away when the label
+  already has hyperplanes would not lower :math:`g(j, x)` and only fill the budget with
+  opposite-pointing copies of :math:`x`).
 
 Both roles point at the same hyperplane when the label has none yet or when its best
-hyperplane scores above 0 (or the budget is full): the two coefficients are then summed.
+hyperplane scores above 0: the two coefficients are then summed.
 
 SGD (eqs. 6–7, 12; Pegasos scaling)
 -----------------------------------
@@ -221,7 +226,7 @@ def _sgd_kernel(X, Y, order, U, counts, t0, lam, bias, prune_every, c2, inverse_
                 for i in range(n_labels):
                     if i != y and (other < 0 or graw[i] > graw[other]):
                         other = i
-                if 1.0 + scale * (graw[other] - max(graw[y], 0.0)) > 0.0:
+                if 1.0 + scale * (graw[other] - graw[y]) > 0.0:
                     P[y] = 1.0
                     N[other] = 1.0
                     violated = True
@@ -231,10 +236,9 @@ def _sgd_kernel(X, Y, order, U, counts, t0, lam, bias, prune_every, c2, inverse_
                 if pi == 0:
                     continue
                 nu = 1.0 / pi if inverse_nu else 1.0
-                top = max(graw[i], 0.0)
                 for j in range(n_labels):
                     pj = Y[r, j]
-                    if (pj == 0 or pj > pi) and 1.0 + scale * (graw[j] - top) > 0.0:
+                    if (pj == 0 or pj > pi) and 1.0 + scale * (graw[j] - graw[i]) > 0.0:
                         P[i] += nu
                         N[j] += nu
                         violated = True
@@ -249,10 +253,11 @@ def _sgd_kernel(X, Y, order, U, counts, t0, lam, bias, prune_every, c2, inverse_
                     if p != q:
                         _axpy(U[i, 0], p - q, x, bias, has_bias)
                         counts[i] = 1
-                elif graw[i] > 0.0 or c == budget:  # both roles hit the best one
+                elif graw[i] > 0.0:  # both roles hit the best one
                     _axpy(U[i, arg[i]], p - q, x, bias, has_bias)
-                else:  # best scores ≤ 0: preferred creates, less-preferred pushes the best
-                    if p > 0.0:
+                else:  # best ≤ 0: the less-preferred role pushes the best one, the
+                    # preferred role creates a hyperplane — or, the budget full, is skipped
+                    if p > 0.0 and c < budget:
                         _axpy(U[i, c], p, x, bias, has_bias)
                         counts[i] = c + 1
                     if q > 0.0:
@@ -296,20 +301,20 @@ def _step_reference(W, counts, x, y, t, *, lam, budget, nu="constant", multiclas
         if counts[i]:
             s = W[i, : counts[i]] @ x
             best[i], g[i] = int(np.argmax(s)), s.max()
-    top = np.maximum(g, 0.0)  # w_{i, z_i}ᵀx: z_i may be a zero vector
+    # w_{i, z_i}ᵀx is the raw best score g(i, x), below 0 too (0 only without hyperplanes)
     if multiclass:
         P, N = np.zeros(L), np.zeros(L)
         if (y == 1).any():
             yy = int(np.flatnonzero(y == 1)[0])
             others = [i for i in range(L) if i != yy]
             o = others[int(np.argmax(g[others]))]
-            if 1 + g[o] - top[yy] > 0:
+            if 1 + g[o] - g[yy] > 0:
                 P[yy], N[o] = 1.0, 1.0
     else:
         prefers = (y[:, None] > 0) & ((y[None, :] == 0) | (y[None, :] > y[:, None]))
         weight = np.where(y > 0, 1.0 / np.maximum(y, 1), 0.0) if nu == "inverse" else \
             np.ones(L)
-        hinge = prefers & (1 + g[None, :] - top[:, None] > 0)
+        hinge = prefers & (1 + g[None, :] - g[:, None] > 0)
         P = (hinge * weight[:, None]).sum(axis=1)
         N = (hinge * weight[:, None]).sum(axis=0)
     W_new = (1 - 1 / t) * W
@@ -321,10 +326,10 @@ def _step_reference(W, counts, x, y, t, *, lam, budget, nu="constant", multiclas
             if P[i] != N[i]:
                 W_new[i, 0] += eta * (P[i] - N[i]) * x
                 counts[i] = 1
-        elif g[i] > 0 or counts[i] == budget:
+        elif g[i] > 0:
             W_new[i, best[i]] += eta * (P[i] - N[i]) * x
-        else:
-            if P[i] > 0:
+        else:  # best ≤ 0: a new hyperplane for the preferred role, none when the budget is full
+            if P[i] > 0 and counts[i] < budget:
                 W_new[i, counts[i]] += eta * P[i] * x
                 counts[i] += 1
             if N[i] > 0:

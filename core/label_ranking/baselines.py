@@ -1,4 +1,4 @@
-r"""The label-ranking baselines of Grbovic et al. (2013): Mallows consensus and logistic models.
+r"""The label-ranking baselines of Djuric et al. (2014): Mallows consensus and logistic models.
 
 =========================  ==========================================================  =========
 class                      what it predicts                                            paper
@@ -35,9 +35,12 @@ Mallows centre by EM instead; that is not implemented here.
 
 References
 ----------
-Grbovic, M., Djuric, N., Guo, S. & Vucetic, S. (2013). Supervised clustering of label ranking
-data using label preference information. *Machine Learning*, 93(2–3), 191–225 (the AMM-rank
-paper's baselines; the paper in ``papers/amm-rank-label-ranking.txt``).
+Djuric, N., Grbovic, M., Radosavljevic, V., Bhamidipati, N. & Vucetic, S. (2014).
+Non-linear label ranking for large-scale prediction of long-term user interests. *AAAI*
+(``papers/amm-rank-label-ranking.txt``: the five baselines and their names).
+Grbovic, M., Djuric, N. & Vucetic, S. (2013). Multi-prototype label ranking with novel
+pairwise-to-total-rank aggregation. *IJCAI* (cited there for IB-Mal and PW-LR as strong
+label rankers).
 Mallows, C. L. (1957). Non-null ranking models. *Biometrika*, 44(1/2), 114–130.
 Dwork, C., Kumar, R., Naor, M. & Sivakumar, D. (2001). Rank aggregation methods for the web.
 *WWW*, 613–622.
@@ -304,10 +307,13 @@ def _distinct(groups: np.ndarray) -> list:
 class KNNMallows(LabelRanker):
     """IB-Mal: the consensus ranking of a row's ``n_neighbors`` nearest training rows.
 
-    Features are standardised (:class:`~sklearn.preprocessing.StandardScaler`, fitted on all
-    training rows); neighbours are found by :class:`~sklearn.neighbors.NearestNeighbors`
-    (Euclidean) among at most ``max_train`` training rows drawn uniformly without
-    replacement — the paper searched a subsample of 100,000 users "due to large time cost".
+    Neighbours are found by :class:`~sklearn.neighbors.NearestNeighbors` (Euclidean) among at
+    most ``max_train`` training rows drawn uniformly without replacement — the paper searched
+    a subsample of 100,000 users "due to large time cost", the default here.  Before the
+    search the features are standardised (:class:`~sklearn.preprocessing.StandardScaler`,
+    fitted on all training rows): UpRank's choice — the paper does not say how it measured
+    distance, and raw counts, recencies and 0/1 demographics on their own scales would let
+    the widest feature decide the neighbours.
     The neighbours' consensus is :func:`borda_consensus` (unweighted), computed for all rows
     at once from the neighbours' mean-position rows (Cheng, Hühn & Hüllermeier 2009 use the
     Mallows centre of the neighbours; see the module docstring).
@@ -323,8 +329,9 @@ class KNNMallows(LabelRanker):
     n_neighbors : int, default=10
         Neighbours per row (the paper's cross-validated ``k = 10``); at most the number of
         training rows searched.
-    max_train : int, default=50_000
-        Cap on the training rows searched; more rows are subsampled.
+    max_train : int, default=100_000
+        Cap on the training rows searched (the paper's subsample size); more rows are
+        subsampled.
     random_state : int, Generator or None, default=None
         The subsample (only drawn when there are more than ``max_train`` training rows).
 
@@ -349,7 +356,7 @@ class KNNMallows(LabelRanker):
     [[1, 2, 3], [3, 1, 2]]
     """
 
-    def __init__(self, *, n_neighbors: int = 10, max_train: int = 50_000,
+    def __init__(self, *, n_neighbors: int = 10, max_train: int = 100_000,
                  random_state: Any = None):
         self.n_neighbors = n_neighbors
         self.max_train = max_train

@@ -303,7 +303,7 @@ class _AdWorld:
                      + age_curve[:, :, None]
                      + rng.normal(0.0, 0.15, size=(L, len(AGE_BUCKETS), 2)))
         self.taste_loadings = rng.normal(0.0, 0.5, size=(L, 4))
-        self.flip = rng.choice([-1.0, 1.0], size=L)  # gender flip of the page-view term
+        self.flip = rng.choice([-1.0, 1.0], size=L)  # which gender gets +f_pv (the other −f_pv)
         self.age_gate = np.abs(ages[None, :] - peaks[:, None]) <= 1  # (L, 9)
         self.scale_h = 0.0
         self.theta0 = 0.0
@@ -325,7 +325,8 @@ class _AdWorld:
         exposure = rng.normal(0.0, 1.0, size=(B, L))  # campaign / inventory luck, persistent
         adv_rate = np.exp(np.log(1.0) + 0.5 * interest + exposure + activity)
         hist["adv"] = _event_features(rng, adv_rate, _WINDOW)
-        # interactions of the observed history (convex, piecewise linear in the features)
+        # interactions of the observed history, piecewise linear in the features: convex, but
+        # for the page-view term, which is concave (−f_pv) for one gender of each category
         fresh = {g: _fresh(hist[g][1]) for g in ("pv", "sq", "slc")}
         female = (1 - male)[:, None]
         h = (np.maximum(0.0, fresh["sq"] + fresh["slc"] - 1.0)
@@ -409,10 +410,16 @@ def make_ad_clicks(n_users: int = 20_000, n_labels: int = 50, *, with_ad_views: 
 
     (recent search *and* search click; a recent page view that signals interest for one gender
     and the opposite for the other, ``σ_c = ±1``; search clicks that count only in the
-    category's age range).  Each term is convex and piecewise linear in the features — a max
-    of a few hyperplanes — so a multi-hyperplane model can represent it and one linear
-    function per label cannot.  ``κ`` gives ``h`` the spread of ``η`` (measured on the first
-    batch), so ``nonlinearity = 1`` weighs both alike; 0 leaves the interest linear.
+    category's age range).  In the features (recencies ``r_g`` and 0/1 one-hots) the first and
+    third terms are convex and piecewise linear — maxima of a few hyperplanes, e.g.
+    ``1[gate] f_slc = max(0, 1[gate] − r_slc / 4)`` — so one label's multi-hyperplane score
+    can represent them and one linear function per label cannot.  The page-view term is not
+    convex: it is ``+f_pv`` for one gender and ``−f_pv = −max(0, 1 − r_pv / 4)``, a concave
+    minimum of two hyperplanes, for the other — for every category, whichever the sign
+    ``σ_c`` — so a label's score, itself a maximum of hyperplanes, can only approximate that
+    half (a linear score follows the kink of neither half).  ``κ`` gives ``h`` the spread of
+    ``η`` (measured on the first batch), so ``nonlinearity = 1`` weighs both alike; 0 leaves
+    the interest linear.
     ``θ_0`` is set on the first batch so that a simulated user clicks ``min(3, 0.4 L)``
     categories on average before filtering; kept users mostly rank 3–10 categories.
 

@@ -1,6 +1,18 @@
 """Label-ranking experiments as background tasks: the paper's Table 1 protocol (k-fold cross
-validation of every method, with and without a feature block), P/R/F1@K curves, timings,
-AMM hyperplanes per label, paired per-row tests, and a λ sweep.
+validation of every method, with and without a feature block, each method's λ or C tuned
+inside every fold), P/R/F1@K curves, timings, AMM hyperplanes per label, paired per-row tests,
+and the tuning curves.
+
+The paper "used the default parameters from BudgetedSVM … with the exception of the λ
+parameter which, together with competitors' parameters, was configured through
+cross-validation on a small held-out set" (Djuric et al. 2014).  Here, in every outer fold:
+a seeded ``tune_fraction`` (20 %) of the fold's **training** users is held out, each value of
+the method's grid is fitted on the other 80 % and scored (ε_dis) on the held-out users, and
+the value with the lowest error (ties: the first in the grid) is refitted on all the fold's
+training users and scored on its test users — the test users never choose a parameter.
+Tuned: λ of AMM-rank and AMM (``lam_grid``), ``C`` of LR and PW-LR (``c_grid``); the
+Mallows-based methods have no such parameter (IB-Mal keeps the paper's k = 10).  A grid of
+one value fixes the parameter (no held-out fits).
 
 The Label ranking page builds a :class:`LabelExperiment`, :func:`submit_experiment` queues it on
 the app's :class:`~core.runs.jobs.JobRunner` (the worker runs :func:`experiment_task`), and
@@ -11,6 +23,7 @@ The bench (``python -m bench.label_ranking``) calls :func:`run_experiment`: one 
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -26,11 +39,16 @@ from core.evaluation.significance import holm
 from core.runs.takeaway import fmt_p
 from core.runs.tasks import TaskSpec
 
-__all__ = ["GENERATORS", "METHODS", "PAPER_TABLE1", "LabelExperiment",
-           "experiment_task", "holm", "load_experiment", "make_data", "run_experiment",
-           "submit_experiment", "too_few_users"]
+__all__ = ["C_GRID", "GENERATORS", "LAM_GRID", "METHODS", "PAPER_TABLE1", "PROTOCOL", "TUNED",
+           "LabelExperiment", "experiment_task", "holm", "load_experiment", "make_data",
+           "run_experiment", "submit_experiment", "too_few_users"]
 
 TASK = "core.runs.label_runs:experiment_task"
+
+#: Version of the experiment's procedure, part of every stored result's key: bump it when the
+#: same settings would give other numbers (2: λ / C tuned inside each fold, and AMM's hinge on
+#: raw scores with BudgetedSVM's full-budget rule), so older stored results are not reused.
+PROTOCOL = 2
 
 #: Display name → estimator class name in :mod:`core.label_ranking` (paper's names).
 METHODS = {
@@ -58,6 +76,22 @@ GENERATORS = {"ad_clicks": "make_ad_clicks", "sklearn": "from_sklearn",
 WITHOUT, WITH = "without ad views", "with ad views"
 KS = tuple(range(1, 11))
 
+#: The parameter each tuned method takes from its grid (display name, estimator argument).
+TUNED = {"AMM-rank": ("λ", "lam"), "AMM": ("λ", "lam"), "LR": ("C", "C"),
+         "PW-LR": ("C", "C")}
+#: λ of AMM-rank and AMM: BudgetedSVM's default 1e-4 up to 30.  On the simulated ad clicks
+#: (2,000–5,000 users, 20 labels) 1e-4 … 1e-2 score alike, the held-out optimum lies at
+#: 1 … 10 and 30 is past it; the half-decades 0.3 and 3 resolve the optimum.  AMM fits are
+#: cheap, so the grid is wide.
+LAM_GRID = (1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+#: C (inverse L2 strength) of LR and PW-LR: 1e-3 … 1 (scikit-learn's default).  The simulated
+#: ad clicks pick 3e-3 … 0.03; below 1e-3 the error rises steeply, above 1 it is flat and no
+#: lower (10 and 100 were never chosen) while those fits are the slowest: 10 and 100 would
+#: double PW-LR's tuning time.
+C_GRID = (1e-3, 3e-3, 0.01, 0.03, 0.1, 1.0)
+#: The fixed values when a grid is not searched: BudgetedSVM's λ and scikit-learn's C.
+DEFAULTS = {"lam": 1e-4, "C": 1.0}
+
 
 @dataclass(frozen=True)
 class LabelExperiment:
@@ -68,9 +102,12 @@ class LabelExperiment:
     methods: tuple[str, ...] = tuple(METHODS)
     n_folds: int = 5
     seed: int = 0
-    lam: float = 1e-4
     epochs: int = 5
-    lam_sweep: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 1e-2)
+    #: λ values tried for AMM-rank and AMM, C values for LR and PW-LR, in each outer fold on
+    #: the held-out ``tune_fraction`` of its training users; one value = fixed, not tuned
+    lam_grid: tuple[float, ...] = LAM_GRID
+    c_grid: tuple[float, ...] = C_GRID
+    tune_fraction: float = 0.2
     #: uploads: the data's fingerprint (LabelRankingData.fingerprint: features, rankings,
     #: label names, groups), so other groups or labels are another experiment
     data_digest: str = ""
@@ -81,8 +118,16 @@ class LabelExperiment:
         d.pop("extra")
         d["generator_args"] = [list(p) for p in self.generator_args]
         d["methods"] = list(self.methods)
-        d["lam_sweep"] = list(self.lam_sweep)
+        d["lam_grid"] = [float(v) for v in self.lam_grid]
+        d["c_grid"] = [float(v) for v in self.c_grid]
+        d["protocol"] = PROTOCOL  # another procedure is another result (PROTOCOL)
         return d
+
+    def grid(self, method: str) -> tuple[float, ...]:
+        """The values tried for ``method`` (empty for a method without a tuned parameter)."""
+        if method not in TUNED:
+            return ()
+        return tuple(self.lam_grid if TUNED[method][1] == "lam" else self.c_grid)
 
     def task(self, label: str = "") -> TaskSpec:
         return TaskSpec.make(TASK, self.params(), label=label or "Label ranking experiment")
@@ -97,16 +142,47 @@ def make_data(generator: str, args: Mapping[str, Any]):
     return getattr(lrdata, GENERATORS[generator])(**dict(args))
 
 
-def _estimator(method: str, config: LabelExperiment, n_train: int):
+def _estimator(method: str, config: LabelExperiment, n_train: int, value: float | None = None):
+    """The method's estimator; ``value`` is its tuned parameter (:data:`TUNED`), if any."""
     import core.label_ranking as lr
 
     cls = getattr(lr, METHODS[method])
     params = {"random_state": config.seed}
     if method in ("AMM-rank", "AMM"):
-        params.update(lam=config.lam, epochs=config.epochs)
+        params.update(epochs=config.epochs)
+    if method in TUNED:
+        params[TUNED[method][1]] = value
     if method == "IB-Mal":  # its 10 neighbours, or every training user of a small upload
         params.update(n_neighbors=min(10, n_train))
     return cls(**params)
+
+
+def _check_tuning(config: LabelExperiment) -> None:
+    """Plain ValueErrors for grids and a held-out share that cannot tune anything."""
+    for name in ("lam_grid", "c_grid"):
+        grid = getattr(config, name)
+        if len(grid) == 0 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                     and np.isfinite(v) and v > 0 for v in grid):
+            raise ValueError(f"{name} must hold one or more positive numbers; got {grid!r}.")
+    f = config.tune_fraction
+    if isinstance(f, bool) or not (isinstance(f, numbers.Real) and 0 < f < 1):
+        raise ValueError(f"tune_fraction must be a number between 0 and 1 (the share of each "
+                         f"fold's training users held out to pick λ and C); got {f!r}.")
+
+
+def _inner_split(Y: np.ndarray, train: np.ndarray, config: LabelExperiment, fold: int):
+    """``(fit_rows, held_out_rows)``: a seeded ``tune_fraction`` of the fold's training rows
+    held out (the same for every method and feature set of the fold), or ``None`` when either
+    part would rank no label (a tiny upload): the defaults are used then."""
+    rng = np.random.default_rng([config.seed, fold])
+    rows = rng.permutation(train)
+    n_out = int(round(config.tune_fraction * rows.size))
+    if n_out < 1 or n_out >= rows.size:
+        return None
+    held, fit = np.sort(rows[:n_out]), np.sort(rows[n_out:])
+    if not (Y[held] > 0).any() or not (Y[fit] > 0).any():
+        return None
+    return fit, held
 
 
 def too_few_users(n: int, folds: int) -> str | None:
@@ -147,19 +223,27 @@ def _feature_sets(data) -> dict[str, np.ndarray]:
 
 def run_experiment(config: LabelExperiment, data, *,
                    progress: Callable[[float, str], object] | None = None) -> tuple[dict, dict]:
-    """Cross-validate every method on every feature set; returns ``(meta, frames)``.
+    """Cross-validate every method on every feature set, λ / C tuned per fold; ``(meta, frames)``.
 
-    Frames: ``table1`` (method × feature set: ε_dis mean and sd over folds, the paper's value),
-    ``prf`` (method, feature set, k, precision, recall, f1 — pooled over folds),
-    ``timing`` (fit / predict seconds per fold), ``hyperplanes`` (AMM-rank's hyperplanes per
-    label, last fold, richest feature set), ``paired`` (every pair of methods per feature set:
-    mean per-row ε_dis difference, paired t-test p-value over all held-out rows), ``sweep``
-    (AMM-rank's ε_dis on the first fold for each λ of ``lam_sweep``), ``predictions`` (every
-    row's observed ranking and each method's held-out top-10 labels, richest feature set).
+    Frames: ``table1`` (method × feature set: ε_dis mean and sd over folds, the paper's value,
+    the λ or C chosen in each fold), ``prf`` (method, feature set, k, precision, recall, f1 —
+    pooled over folds), ``timing`` (fit / predict seconds per fold, the final fit; ``tune_s``
+    the held-out fits before it), ``hyperplanes`` (AMM-rank's hyperplanes per label, last
+    fold, richest feature set), ``paired`` (every pair of methods per feature set: mean
+    per-row ε_dis difference, paired t-test p-value over all held-out rows), ``tuning``
+    (method, feature set, fold, parameter, value, ε_dis on the fold's held-out training users,
+    chosen: every fit of the search), ``chosen`` (the value each tuned method used in each
+    fold and how it was set: "held-out", "fixed" for a one-value grid, "default" when the
+    held-out part could not be formed), ``predictions`` (every row's observed ranking and
+    each method's held-out top-10 labels, richest feature set).
+
+    ``progress(fraction, text)`` is called before every fit and during the long ones (every
+    label or pair of the logistic models, every 10,000 AMM steps); raise from it to cancel.
     """
     from core.label_ranking.metrics import disagreement_error, prf_curve
 
     report = progress or (lambda fraction, text: None)
+    _check_tuning(config)
     Y = np.asarray(data.Y)
     groups = None if getattr(data, "groups", None) is None else np.asarray(data.groups)
     sets = _feature_sets(data)
@@ -169,60 +253,98 @@ def run_experiment(config: LabelExperiment, data, *,
     _check_folds(Y, folds)
     methods = [m for m in config.methods if m != "AG-Mal" or groups is not None]
     skipped = [m for m in config.methods if m not in methods]  # AG-Mal needs groups
-    steps = len(sets) * len(methods) * len(folds) + len(config.lam_sweep)
+    searched = [len(config.grid(m)) if len(config.grid(m)) > 1 else 0 for m in methods]
+    inner = ([_inner_split(Y, train, config, f) for f, (train, _) in enumerate(folds)]
+             if any(searched) else [])
+    steps = max(1, len(sets) * sum(len(folds) + k * sum(s is not None for s in inner)
+                                   for k in searched))
     done = 0
     rows, prf_rows, timing, per_row, planes = [], [], [], {}, None
+    tuning, chosen_rows = [], []
     labels = getattr(data, "labels", None)
     labels = [str(x) for x in (range(1, Y.shape[1] + 1) if labels is None else labels)]
     predictions = {}
+
+    def g_of(rows):
+        return None if groups is None else groups[rows]
+
+    def fit(method, value, X_fit, Y_fit, g_fit, text):
+        """Fit one estimator, reporting progress inside the fit (raise there to cancel)."""
+        nonlocal done
+        report(done / steps, text)
+        est = _estimator(method, config, len(Y_fit), value)
+        est.fit(X_fit, Y_fit, groups=g_fit,
+                progress=lambda d, t: report((done + min(d / max(t, 1), 1.0)) / steps, text))
+        done += 1
+        return est
+
     for set_name, X in sets.items():
         for method in methods:
-            errs, pred_all = [], np.zeros_like(Y)
+            errs, pred_all, picked = [], np.zeros_like(Y), []
+            grid = config.grid(method)
+            symbol = TUNED[method][0] if method in TUNED else ""
             for f, (train, test) in enumerate(folds):
-                report(done / steps, f"{method}, {set_name}, fold {f + 1}/{len(folds)}")
-                est = _estimator(method, config, len(train))
-                g_train = None if groups is None else groups[train]
-                g_test = None if groups is None else groups[test]
+                where = f"{method}, {set_name}, fold {f + 1}/{len(folds)}"
+                value, how, t_tune = None, "", 0.0
+                if len(grid) == 1:
+                    value, how = grid[0], "fixed"
+                elif grid and inner[f] is None:
+                    value, how = DEFAULTS[TUNED[method][1]], "default"
+                elif grid:
+                    t0 = time.perf_counter()
+                    fit_rows, held = inner[f]
+                    X_fit, X_held = _scaled(method, X[fit_rows], X[held])
+                    scores = []
+                    for v in grid:
+                        est = fit(method, v, X_fit, Y[fit_rows], g_of(fit_rows),
+                                  f"{where}: tuning {symbol} = {v:g}")
+                        scores.append(disagreement_error(Y[held],
+                                                         est.predict(X_held, groups=g_of(held))))
+                    best = int(np.argmin(scores))  # ties: the first value of the grid
+                    value, how = grid[best], "held-out"
+                    tuning += [{"method": method, "features": set_name, "fold": f + 1,
+                                "parameter": symbol, "value": float(v), "eps_dis": float(e),
+                                "chosen": i == best} for i, (v, e) in enumerate(zip(grid, scores))]
+                    t_tune = time.perf_counter() - t0
+                if grid:
+                    picked.append(value)
+                    chosen_rows.append({"method": method, "features": set_name, "fold": f + 1,
+                                        "parameter": symbol, "value": float(value), "how": how})
                 t0 = time.perf_counter()
                 X_train, X_test = _scaled(method, X[train], X[test])
-                est.fit(X_train, Y[train], groups=g_train)
+                est = fit(method, value, X_train, Y[train], g_of(train),
+                          where if not grid else f"{where}: {symbol} = {value:g}")
                 t1 = time.perf_counter()
-                pred = est.predict(X_test, groups=g_test)
+                pred = est.predict(X_test, groups=g_of(test))
                 t2 = time.perf_counter()
                 pred_all[test] = pred
                 errs.append(disagreement_error(Y[test], pred))
                 timing.append({"method": method, "features": set_name, "fold": f + 1,
-                               "fit_s": t1 - t0, "predict_s": t2 - t1, "rows": len(test)})
+                               "fit_s": t1 - t0, "predict_s": t2 - t1, "tune_s": t_tune,
+                               "rows": len(test)})
                 if method == "AMM-rank" and hasattr(est, "hyperplanes_per_label_"):
                     planes = (set_name, np.asarray(est.hyperplanes_per_label_))
-                done += 1
             paper = PAPER_TABLE1.get(method)
             rows.append({"method": method, "features": set_name,
                          "eps_dis": float(np.mean(errs)), "sd": float(np.std(errs, ddof=1))
                          if len(errs) > 1 else float("nan"),
                          "paper (Yahoo)": {WITHOUT: paper[0], WITH: paper[1]}.get(
-                             set_name, float("nan")) if paper else float("nan")})
+                             set_name, float("nan")) if paper else float("nan"),
+                         "chosen per fold": (f"{symbol} = " + ", ".join(f"{v:g}" for v in picked)
+                                             if picked else "")})
             curve = prf_curve(Y, pred_all, ks=[k for k in KS if k <= Y.shape[1]])
             prf_rows.append(curve.assign(method=method, features=set_name))
             per_row[(method, set_name)] = _per_row_errors(Y, pred_all)
             if set_name == list(sets)[-1]:  # held-out predictions, richest feature set
                 predictions[method] = _top_labels(pred_all, labels)
     paired = _paired(per_row)
-    sweep = []
-    train, test = folds[0]
-    X = list(sets.values())[-1]
-    for lam in config.lam_sweep:
-        report(done / steps, f"λ sweep: λ = {lam:g}")
-        import core.label_ranking as lr
-
-        est = lr.AMMRank(lam=lam, epochs=config.epochs, random_state=config.seed)
-        X_train, X_test = _scaled("AMM-rank", X[train], X[test])
-        est.fit(X_train, Y[train])
-        sweep.append({"lam": lam, "eps_dis": disagreement_error(Y[test], est.predict(X_test))})
-        done += 1
     report(1.0, "done")
     frames = {"table1": pd.DataFrame(rows), "prf": pd.concat(prf_rows, ignore_index=True),
-              "timing": pd.DataFrame(timing), "paired": paired, "sweep": pd.DataFrame(sweep)}
+              "timing": pd.DataFrame(timing), "paired": paired,
+              "tuning": pd.DataFrame(tuning, columns=["method", "features", "fold", "parameter",
+                                                      "value", "eps_dis", "chosen"]),
+              "chosen": pd.DataFrame(chosen_rows, columns=["method", "features", "fold",
+                                                           "parameter", "value", "how"])}
     frames["predictions"] = pd.DataFrame({"row": np.arange(1, Y.shape[0] + 1),
                                           "observed": _top_labels(Y, labels, top=None),
                                           **predictions})
@@ -230,7 +352,11 @@ def run_experiment(config: LabelExperiment, data, *,
         frames["hyperplanes"] = pd.DataFrame({"label": labels, "hyperplanes": planes[1]})
     meta = {"n_rows": int(Y.shape[0]), "n_labels": int(Y.shape[1]),
             "feature_sets": {k: int(v.shape[1]) for k, v in sets.items()},
-            "n_folds": config.n_folds,
+            "n_folds": config.n_folds, "protocol": PROTOCOL,
+            "tuning": {"fraction": config.tune_fraction, "lam_grid": list(config.lam_grid),
+                       "c_grid": list(config.c_grid),
+                       "folds_without_held_out": [f + 1 for f, s in enumerate(inner)
+                                                  if s is None]},
             "skipped": {m: "the data have no groups (e.g. age × gender)" for m in skipped}}
     return meta, frames
 
@@ -311,7 +437,8 @@ def experiment_task(params: dict, *, inputs: dict, store, progress) -> tuple[dic
         generator=params["generator"],
         generator_args=tuple(tuple(p) for p in params["generator_args"]),
         methods=tuple(params["methods"]), n_folds=params["n_folds"], seed=params["seed"],
-        lam=params["lam"], epochs=params["epochs"], lam_sweep=tuple(params["lam_sweep"]),
+        epochs=params["epochs"], lam_grid=tuple(params["lam_grid"]),
+        c_grid=tuple(params["c_grid"]), tune_fraction=params["tune_fraction"],
         data_digest=params["data_digest"])
     if config.generator is None:
         from types import SimpleNamespace
