@@ -336,8 +336,8 @@ def tuning_figure(tuning: pd.DataFrame, parameter: str) -> go.Figure:
                           "%{y:.4f}<extra></extra>"))
     what = "regularisation λ" if parameter == "λ" else "C (inverse L2 strength)"
     fig.update_xaxes(type="log", title=f"{what} (log scale)", exponentformat="power", dtick=1)
-    fig.update_layout(title=f"Choosing {parameter}: ε_dis on held-out training users "
-                            "(mean over folds)", height=360,
+    fig.update_layout(title=dict(text=f"Choosing {parameter}<br><sup>ε_dis on held-out "
+                                      "training users, mean over folds</sup>"), height=360,
                       margin=dict(l=10, r=10, t=50, b=10), yaxis_title="disagreement error ε_dis",
                       legend=dict(orientation="h", y=-0.3))
     return fig
