@@ -79,7 +79,8 @@ with common.guard("Comparing the runs"):
     colors = {labels[rid]: color for rid, color in run_colors(chosen).items()}
     band_list = view.bands(ids, selected, definition, band_kind)
     bands = dict(zip([labels[r] for r in chosen], band_list))
-    fig = view.band_figure(bands, definition=definition, cutoff=cutoff, colors=colors)
+    fig = view.band_figure(bands, definition=definition, cutoff=cutoff, colors=colors,
+                           random_end=view.random_end(ids, splits, definition))
     st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
                     key="cmp_fig")
     if flat := constant_rankers(splits):
@@ -207,7 +208,8 @@ with common.guard("Comparing the runs"):
         cutoff=cutoff, splits=splits, cuts=cuts, summary=summary, reference=reference,
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
         ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
-        planned_share=common.planned_share(data)[::2],
+        planned_share=common.planned_share(data)[::2], cost=cost,
+        value_per_response=per_resp if fixed else None, value_column=None if fixed else value_col,
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     e3.download_button("Report (one HTML file)", report,
                        common.file_stem("uprank_report", data.name) + ".html", "text/html",

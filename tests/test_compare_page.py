@@ -190,3 +190,116 @@ def test_the_reference_run_is_kept_while_the_bootstrap_is_off(page):
     assert not [s for s in at.selectbox if s.key == "cmp_ref"]
     assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
     assert at.selectbox(key="cmp_ref").value == second
+
+
+def _newplot_traces(page: str) -> list[list[dict]]:
+    """The data argument of every Plotly.newPlot(id, data, ...) call of an HTML page."""
+    import json
+    import re
+
+    decoder = json.JSONDecoder()
+    out = []
+    for m in re.finditer(r"Plotly\.newPlot\(\s*", page):
+        _, pos = decoder.raw_decode(page, m.end())
+        pos = page.index(",", pos) + 1
+        while page[pos].isspace():
+            pos += 1
+        out.append(decoder.raw_decode(page, pos)[0])
+    return out
+
+
+def test_report_weighs_runs_against_random_and_states_the_profit_assumptions(page):
+    """The Compare page's report (ui.compare_view.report_builder) on the trained runs: the
+    takeaway opens with the runs against random targeting, as read from the report's own AUUC
+    table; the curves chart has the random line, ending at the mean over splits of the
+    treated − control response rate; the profit section says cost, value and test rows."""
+    import html as html_lib
+    import re
+
+    import plotly.graph_objects as go
+
+    from core.evaluation import across_splits as over
+    from core.runs.views import test_splits
+    from ui import compare_view as view
+
+    at, runs = page
+    labels = display_labels(runs)
+    data = at.session_state["data"]
+    chosen = [r.run_id for r in runs]
+    _, splits = test_splits(runs)
+    cuts = (0.1, 0.3, 0.5, 1.0)
+    summary, _ = over.auuc_over_splits(splits, definition=DEFINITION, cutoffs=cuts)
+    depth = over.profit_over_splits(splits, cost_per_treatment=0.25, value_per_response=7.5,
+                                    random_state=0).summary()
+    build = view.report_builder(
+        data=data, runs={r.run_id: r for r in runs}, chosen=chosen, labels=labels,
+        definition=DEFINITION, cutoff=0.3, splits=splits, cuts=cuts, summary=summary,
+        reference=chosen[0], figures=[("Test-set curves", go.Figure()),
+                                      ("Incremental profit by depth", go.Figure())],
+        ranks=over.definition_ranks_over_splits(splits, cutoff=0.3), depth=depth,
+        colors={labels[r]: "#4477AA" for r in chosen}, generated_at="now", n_boot=200,
+        cost=0.25, value_per_response=7.5)
+    report = build().decode("utf-8")
+    text = html_lib.unescape(report)
+
+    # the random line: V(1) of the separate relative uplift curve is the rate difference
+    end = np.mean([s.y[s.t == 1].mean() - s.y[s.t == 0].mean() for s in splits])
+    (line,) = [tr for tr in _newplot_traces(report)[0] if tr.get("name") == "Random targeting"]
+    assert line["x"] == [0.0, 1.0] and line["y"][0] == 0
+    assert line["y"][1] == pytest.approx(end, rel=1e-9)
+
+    # the takeaway against the AUUC table of the report itself
+    auuc_section = text[text.index("<h2>AUUC with intervals</h2>"):]
+    rows = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", auuc_section.split("</table>")[0],
+                          re.DOTALL):
+        cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.DOTALL)
+        rows.setdefault(cells[0], cells[1:])  # the first row with an empty first cell: header
+    header = rows[""]
+    col = header.index("AUUC@30%")
+    random_30 = float(rows["Random targeting"][col].split(" ± ")[0])
+    beats = []
+    for rid in chosen:
+        cells = rows[labels[rid]]
+        low = float(cells[col + 1].strip("[]").split(", ")[0])
+        if float(cells[col].split(" ± ")[0]) > random_30 and low > random_30:
+            beats.append(labels[rid])
+    takeaway = text[text.index("<h2>Takeaway</h2>"):text.index("<h2>Dataset</h2>")]
+    first = takeaway[takeaway.index("<p>") + 3:]
+    if not beats:
+        assert first.startswith("No model beats random targeting at 30 % here: do not "
+                                "target by these scores.")
+    elif len(beats) == len(chosen):
+        assert first.startswith("Both runs beat random targeting at 30 %.")
+    else:
+        assert first.startswith(f"At 30 %, only {beats[0]} beats random targeting")
+    assert first.index("random targeting") < first.index("At 30 % targeting depth")
+
+    # the profit section: assumptions, test rows and share, each run's verdict
+    profit = text[text.index("<h2>Targeting value</h2>"):text.index("<h2>Deciles</h2>")]
+    n_test = len(splits[0].y)
+    assert "a cost of 0.25 per treated customer and a value of 7.5 per response" in profit
+    assert (f"{n_test:,} customers ({n_test / len(data.y) * 100:.1f} % of the "
+            f"{len(data.y):,} rows), in each of 3 test splits") in profit
+    for name, verdict in depth["verdict"].items():
+        assert f"{name}: {verdict}" in profit
+
+
+def test_the_page_chart_draws_random_targeting(page):
+    """The Compare chart shows random targeting (a run below it is no better than mailing at
+    random): a straight line from 0 to the mean over splits of V(1), which for the separate
+    relative uplift curve is the treated − control response rate of the test rows."""
+    import json
+
+    from core.runs.views import test_splits
+
+    at, runs = page
+    assert_clean(at.multiselect(key="cmp_runs").set_value([r.run_id for r in runs]).run())
+    assert_clean(at.selectbox(key="cmp_def").set_value(DEFINITION).run())
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id and "cmp_fig" in c.proto.id)
+    traces = json.loads(chart.proto.spec)["data"]
+    (line,) = [tr for tr in traces if tr.get("name") == "Random targeting"]
+    _, splits = test_splits(runs)
+    end = np.mean([s.y[s.t == 1].mean() - s.y[s.t == 0].mean() for s in splits])
+    assert line["x"] == [0.0, 1.0] and line["y"][0] == 0
+    assert line["y"][1] == pytest.approx(end, rel=1e-9)

@@ -136,3 +136,45 @@ def test_hillstrom_three_arms_on_the_data_page(shared_data):
     assert "Uplift forest per arm (0/1 only)" in at.multiselect(key="ma_models").options
     assert_clean(at.switch_page("pages/compare.py").run())
     assert any("No per-arm models yet" in str(i.value) for i in at.info)
+
+
+def test_report_takeaway_is_plain_text_with_costs_and_the_calibration_caveat():
+    import html as html_lib
+    import re
+    from datetime import datetime, timezone
+
+    from core.runs import multiarm_runs
+
+    world, test, meta = _stored_run(3_000, 4)  # random scores: no signal
+    cost = [0.5, 0.25]
+    page = multiarm_runs.multiarm_report(
+        meta, test, world, cost=cost, figures=[],
+        generated_at=datetime(2026, 11, 26, 11, 22, 43, tzinfo=timezone.utc))
+    assert "Generated 2026-11-26 11:22 UTC" in page
+    text = html_lib.unescape(page[page.index("<h2>Takeaway</h2>"):
+                                  page.index("<h2>Experiment</h2>")])
+    assert "*" not in text  # no raw markdown
+    assert "best-arm rule is worth" in text
+    assert (f"{world.arms[0]} (control) 0, {world.arms[1]} 0.5, {world.arms[2]} 0.25"
+            in text)
+    # the slopes and SEs are the per-arm table's (tested with the calibration code); here the
+    # rule |slope| < 2 SE and the words of the caveat are checked
+    arms = multiarm_runs.arm_summary(test, world.arms)
+    flat = [a for a, r in arms.iterrows()
+            if abs(r["calibration slope"]) < 2 * r["slope SE"]]
+    assert flat, "random scores should leave some slope near 0"
+    assert "cannot tell who benefits from" in text
+    for arm in flat:
+        assert arm in text.split("Calibration:")[1]
+
+    # tables as the comparison report writes them: counts with separators, 4 decimals,
+    # shares in per cent, and the arm-share column named by the arms
+    cells = [html_lib.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", page)]
+    counts = np.bincount(world.t)
+    for k, arm in enumerate(world.arms):
+        assert f"{counts[k]:,}" in cells
+        assert f"{world.y[world.t == k].mean():.4f}" in cells
+        assert f"{counts[k] / world.n * 100:.1f} %" in cells
+    assert f"arm shares ({' / '.join(world.arms)})" in cells
+    assert not [c for c in cells if re.fullmatch(r"-?\d\.\d{5,}", c)]  # no 6-digit floats
+

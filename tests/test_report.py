@@ -343,3 +343,76 @@ def test_report_without_bootstrap_and_with_dict_dataset():
 def test_comparison_report_refuses_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         comparison_report("t", **{"takeaway": "x", **kwargs})
+
+
+# --------------------------------------------------------------------- assumptions and configs
+def _section(page: str, heading: str, following: str) -> str:
+    return page[page.index(f"<h2>{heading}</h2>"):page.index(f"<h2>{following}</h2>")]
+
+
+@pytest.fixture(scope="module")
+def profit_report():
+    from core.evaluation.across_splits import TestSplit, profit_over_splits
+
+    rng = np.random.default_rng(11)
+    n_rows, n_test = 3000, 900
+    x = rng.normal(size=n_test)
+    t = rng.integers(0, 2, n_test)
+    y = (rng.random(n_test) < 0.1 + 0.1 * t * (x > 0)).astype(int)
+    split = TestSplit(y, t, {"model": x, "coin": rng.random(n_test)})
+    depth = profit_over_splits([split], cost_per_treatment=0.25, value_per_response=7.5,
+                               n_boot=100, random_state=0).summary()
+    page = comparison_report("t", takeaway="x", depth=depth, cost_per_treatment=0.25,
+                             value_per_response=7.5, test_rows=n_test, n_rows=n_rows)
+    return page, depth, n_test, n_rows
+
+
+def test_targeting_value_states_cost_value_and_the_test_customers(profit_report):
+    page, _, n_test, n_rows = profit_report
+    section = html.unescape(_section(page, "Targeting value", "Deciles"))
+    assert "a cost of 0.25 per treated customer and a value of 7.5 per response" in section
+    assert (f"held-out test customers only: {n_test:,} customers "
+            f"({n_test / n_rows * 100:.1f} % of the {n_rows:,} rows), on one test split") \
+        in section
+    assert "Profit = incremental value − cost" in section
+    # the two ranges are explained after the table
+    assert section.index("</table>") < section.index("Two different ranges")
+
+
+def test_targeting_value_gives_each_runs_depth_verdict_before_the_table(profit_report):
+    page, depth, _, _ = profit_report
+    section = html.unescape(_section(page, "Targeting value", "Deciles"))
+    for name, verdict in depth["verdict"].items():
+        assert f"{name}: {verdict}" in section
+        assert section.index(verdict) < section.index("<table")
+    assert "verdict" not in cells(tables(_section(page, "Targeting value", "Deciles"))[0])
+
+
+def test_a_value_column_and_unrecorded_assumptions_are_said():
+    depth = pd.DataFrame({"best_fraction": [0.3], "best_profit": [12.0]}, index=["A"])
+    page = html.unescape(comparison_report("t", takeaway="x", depth=depth,
+                                           cost_per_treatment=1.5, value_column="spend",
+                                           test_rows=19_200, n_rows=64_000, n_splits=3))
+    assert ("a cost of 1.5 per treated customer and each customer's value taken from the "
+            'column "spend"') in page
+    assert "19,200 customers (30.0 % of the 64,000 rows), in each of 3 test splits" in page
+    unknown = html.unescape(comparison_report("t", takeaway="x", depth=depth))
+    assert "cost per treatment and the value per response behind these profits were not " \
+           "recorded" in unknown
+
+
+def test_config_table_names_an_uploaded_file_and_its_columns():
+    cfg = RunConfig(FP, "two-model", {"C": 1.0}).to_dict()  # dataset None: uploaded data
+    source = {"treatment": "group", "outcome": "bought", "treatment_value": "promo",
+              "control_value": None}
+    table = config_table({"A": cfg}, data_name="spring_promo.csv", source_columns=source)
+    row = table.loc["A"]
+    assert row["dataset"] == "spring_promo.csv"
+    assert (row["treatment column"], row["treated value"], row["outcome column"]) == \
+        ("group", "promo", "bought")
+    assert "control value" not in table.columns  # not given
+    cols = list(table.columns)
+    assert cols.index("dataset") < cols.index("treatment column") < cols.index("scheme")
+    page = comparison_report("t", takeaway="x", configs=table)
+    body = cells(tables(page)[0])
+    assert "spring_promo.csv" in body and "upload or file" not in body

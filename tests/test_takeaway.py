@@ -153,3 +153,79 @@ def test_bad_input_is_refused(kwargs, match):
         takeaway(paired, None, **{"cutoff": 0.3, "reference": "B", **kwargs})
     with pytest.raises(ValueError, match="paired must be a BootstrapResult.paired"):
         takeaway(paired.drop(columns="verdict"), None, cutoff=0.3, reference="B")
+
+
+# --------------------------------------------------------------------- against random targeting
+#: Report 2 of the stakeholder review at 30 %: both runs' AUUC and intervals, and the Random
+#: targeting row of the same AUUC table.
+R2_AUUC = {"LambdaMART-PCG": 0.0030, "Flipped label": 0.0002}
+R2_CI = {"LambdaMART-PCG": (-0.0007, 0.0071), "Flipped label": (-0.0039, 0.0043)}
+R2_RANDOM = 0.0021
+NO_MODEL = "No model beats random targeting at 30 % here: do not target by these scores."
+
+
+def test_no_run_above_random_leads_with_do_not_target():
+    paired = paired_frame([("LambdaMART-PCG", 0.3, 0.0028, -0.0010, 0.0072, 0.16,
+                            "not distinguishable")], reference="Flipped label")
+    text = takeaway(paired, None, cutoff=0.3, reference="Flipped label", auuc=R2_AUUC,
+                    random_auuc=R2_RANDOM, intervals=R2_CI)
+    assert text.startswith(NO_MODEL)
+    # the comparison between the runs comes after, never first
+    assert text.index(NO_MODEL) < text.index("LambdaMART-PCG leads Flipped label")
+    assert f"AUUC of {R2_RANDOM:.4f} at 30 %" in text
+    # above random by point estimate, but the interval reaches down to it: not a win
+    assert "LambdaMART-PCG reaches 0.0030 (95 % CI -0.0007 to 0.0071, which includes" in text
+    assert "Flipped label 0.0002 (95 % CI -0.0039 to 0.0043; below random targeting)" in text
+
+
+def test_without_random_the_takeaway_is_unchanged():
+    paired = paired_frame([("A", 0.3, 0.0041, 0.0012, 0.0070, 0.004, "v")])
+    plain = takeaway(paired, None, cutoff=0.3, reference="B")
+    assert takeaway(paired, None, cutoff=0.3, reference="B", auuc={"A": 0.01, "B": 0.006}) \
+        == plain
+    assert "random" not in plain
+
+
+@pytest.mark.parametrize("values, intervals, start", [
+    # A above with its whole interval; B's interval reaches the random AUUC (0.0018 < 0.0021)
+    ({"A": 0.0035, "B": 0.0025}, {"A": (0.0028, 0.0042), "B": (0.0018, 0.0032)},
+     "At 30 %, only A beats random targeting; B does not: do not target by its scores."),
+    ({"A": 0.0035, "B": 0.0025}, {"A": (0.0028, 0.0042), "B": (0.0022, 0.0032)},
+     "Both runs beat random targeting at 30 %."),
+    # no intervals: the point estimates decide
+    ({"A": 0.0035, "B": 0.0021, "C": 0.0019}, None,
+     "At 30 %, only A beats random targeting; B and C do not: do not target by their "
+     "scores."),
+    ({"A": 0.0015, "B": 0.0021}, None, NO_MODEL),
+])
+def test_each_run_is_placed_against_random(values, intervals, start):
+    text = takeaway(None, None, cutoff=0.3, reference="A", auuc=values, random_auuc=R2_RANDOM,
+                    intervals=intervals)
+    assert text.startswith(start)
+
+
+def test_real_bootstrap_against_random_from_a_constant_score():
+    """Scores that rank against the uplift (and a coin) on a world where only x > 0 responds
+    to the treatment; random targeting's AUUC is that of a score tying every row."""
+    from core.evaluation.curves import auuc
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    x = rng.normal(size=n)
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.1 + 0.2 * t * (x > 0)).astype(int)
+    scores = {"backwards": -x, "coin": rng.random(n)}
+    res = bootstrap_auuc(y, t, scores, definition="uplift_sep_rel", cutoffs=(0.3,),
+                         n_boot=200, random_state=0, reference="coin")
+    table = res.table().set_index("ranker")
+    random_auuc = auuc(y, t, np.zeros(n), definition="uplift_sep_rel", cutoff=0.3)
+    assert table.at["backwards", "auuc"] < random_auuc  # the world is built that way
+    beats = [r for r in scores if table.at[r, "auuc"] > random_auuc
+             and table.at[r, "ci_low"] > random_auuc]
+    text = takeaway(res.paired(), None, cutoff=0.3, reference="coin",
+                    auuc=table["auuc"].to_dict(), random_auuc=random_auuc,
+                    intervals={r: (table.at[r, "ci_low"], table.at[r, "ci_high"])
+                               for r in scores})
+    assert f"{random_auuc:.4f}" in text
+    assert text.startswith(NO_MODEL) == (not beats)
+    assert "backwards " in text and "below random targeting" in text

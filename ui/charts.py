@@ -311,12 +311,14 @@ def _rule(fig: go.Figure, *, x: float | None = None, y: float | None = None, col
 
 
 def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
-                title: str | None = None, colors: Mapping[str, str] | None = None
-                ) -> go.Figure:
+                title: str | None = None, colors: Mapping[str, str] | None = None,
+                random_end: float | None = None) -> go.Figure:
     """Mean curve per run with its band across splits (``bands``: label → (x, low, mid, high)).
 
     ``colors`` maps a label to its colour (:func:`run_colors`); the legend shows
-    :func:`short_names`, the hover the full label.
+    :func:`short_names`, the hover the full label.  ``random_end`` — the curve's value at
+    full targeting, ``V(1)``, the same for every ranking — draws random targeting: the
+    straight line from 0 to it (dotted grey), so a run below it is seen to be no better.
     """
     legend, palette = _names_and_colors([str(n) for n in bands], colors)
     fig = go.Figure()
@@ -333,6 +335,12 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
             x=x, y=mid, mode="lines", name=legend[name], legendgroup=name, meta=[name],
             line=_line(name, color),
             hovertemplate=f"%{{meta[0]}}<br>%{{x:.0%}} targeted: "
+                          f"%{{y:{_value_format(definition)}}}<extra></extra>"))
+    if random_end is not None and np.isfinite(random_end):
+        fig.add_trace(go.Scatter(
+            x=[0.0, 1.0], y=[0.0, float(random_end)], mode="lines", name=RANDOM,
+            line=dict(width=2, **_BASELINE_STYLE[RANDOM]),
+            hovertemplate=f"{RANDOM}<br>%{{x:.0%}} targeted: "
                           f"%{{y:{_value_format(definition)}}}<extra></extra>"))
     if cutoff is not None:
         _rule(fig, x=cutoff, color="firebrick", dash="dot")

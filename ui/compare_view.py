@@ -161,17 +161,67 @@ def deciles(ids: tuple, _splits, label: str):
     return table, table.attrs["interval"], imbalanced
 
 
+def _random_end(splits, definition: str) -> float:
+    """Mean over ``splits`` of ``V(1)``, the curve's value at full targeting (the same for
+    every ranking, :meth:`core.evaluation.curves.UpliftCurves.endpoint`)."""
+    import numpy as np
+
+    from core.evaluation.curves import UpliftCurves
+
+    return float(np.mean([UpliftCurves.unranked(s.y, s.t).endpoint(definition)
+                          for s in splits]))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def random_end(ids: tuple, _splits, definition: str) -> float:
+    """:func:`_random_end` once per (runs, definition): the end of the page chart's
+    random-targeting line (:func:`ui.charts.band_figure`)."""
+    return _random_end(_splits, definition)
+
+
+def random_line_figure(fig, splits, definition: str):
+    """A copy of the test-set curves chart ``fig`` with the random-targeting line: the
+    straight line from 0 to the mean over ``splits`` of ``V(1)`` (the same for every ranking,
+    :meth:`core.evaluation.curves.UpliftCurves.endpoint`); ``fig`` itself when it has that
+    line already (the page's chart draws it).  ``fig`` is not changed (it may be the page's
+    cached figure)."""
+    import plotly.graph_objects as go
+
+    from core.evaluation.curve_tables import RANDOM
+
+    if any(getattr(trace, "name", None) == RANDOM for trace in fig.data):
+        return fig
+    end = _random_end(splits, definition)
+    out = go.Figure(fig)
+    out.add_trace(go.Scatter(x=[0.0, 1.0], y=[0.0, end], mode="lines", name=RANDOM,
+                             line=dict(color="#7b8794", dash="dot", width=2),
+                             hovertemplate=f"{RANDOM}<br>%{{x:.0%}} targeted: %{{y:.4g}}"
+                                           "<extra></extra>"))
+    return out
+
+
 def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cuts, summary,
                    reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500,
-                   several_arms=None, planned_share: tuple[float, bool] = (0.5, False)):
+                   several_arms=None, planned_share: tuple[float, bool] = (0.5, False),
+                   cost: float | None = None, value_per_response: float | None = None,
+                   value_column: str | None = None):
     """A zero-argument callable building the HTML report (run only when the download is
     clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
-    the dataset summary with its SRM test, readable configurations and the takeaway;
+    the dataset summary with its SRM test, readable configurations and the takeaway, which
+    first compares every run with random targeting (the ``Random targeting`` row of
+    ``summary``, and each run's bootstrap interval); ``figures``' first chart (the test-set
+    curves) gets the random-targeting line (:func:`random_line_figure`).
     ``several_arms`` (a callable giving a per-arm run's report sections) adds that run;
     ``planned_share`` is ``(treated share, assumed?)`` of the SRM test, as on the Data page
-    (:func:`ui.common.planned_share`)."""
+    (:func:`ui.common.planned_share`); ``cost``, ``value_per_response`` and ``value_column``
+    (the page's inputs; the column's name when the value is per row) are the assumptions
+    stated beside the profits."""
+    import numpy as np
+
+    from core.constants import auuc_column
     from core.data import hygiene
     from core.evaluation.across_splits import pooling_note
+    from core.evaluation.curve_tables import RANDOM
     from core.evaluation.curves import DEFINITIONS
     from core.runs.report import comparison_report, config_table, takeaway
     from core.runs.views import auuc_display, depth_display, least_decimals
@@ -188,21 +238,39 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             decile_parts.append((labels[rid], decile_figure(
                 table, title=labels[rid], note=interval, color=colors[labels[rid]])))
         n_splits = len(splits)
+        column = auuc_column(cutoff)
+        names = [labels[rid] for rid in chosen]
+        at_cut = boot[np.isclose(boot["cutoff"].astype(float), cutoff)].set_index("ranker")
+        intervals = {n: (at_cut.at[n, "ci_low"], at_cut.at[n, "ci_high"]) for n in names
+                     if n in at_cut.index}
+        random_auuc = summary.at[RANDOM, column] if RANDOM in summary.index else None
         text = takeaway(paired, ranks, cutoff=cutoff, reference=labels[reference],
-                        n_splits=n_splits, definition=definition, n_boot=n_boot)
+                        n_splits=n_splits, definition=definition, n_boot=n_boot,
+                        auuc={n: summary.at[n, column] for n in names},
+                        random_auuc=random_auuc, intervals=intervals)
         share, assumed = planned_share
         srm = hygiene.srm_test(data.t, expected_treated_share=share, assumed=assumed)
+        shown = [(h, random_line_figure(f, splits, definition) if i == 0 else f)
+                 for i, (h, f) in enumerate(figures)]
+        depth_table = depth_display(depth)
+        if "verdict" in depth.columns:  # the page's sentence per run, with its caveat
+            depth_table["verdict"] = [depth.at[name, "verdict"] for name in depth_table.index]
         html = comparison_report(
             f"UpRank comparison — {data.name}", takeaway=text, dataset=data,
-            srm=srm, figures=figures,
+            srm=srm, figures=shown,
             auuc=auuc_display(summary, boot, least=least_decimals(definition)),
             paired=paired, ranks=ranks,
-            depth=depth_display(depth), deciles=decile_parts,
-            configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen}),
-            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}.",
+            depth=depth_table, deciles=decile_parts,
+            configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen},
+                                 data_name=data.name, source_columns=data.source_columns),
+            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}. The dotted "
+                             "grey line is random targeting.",
                    "auuc": pooling_note(n_splits, bootstrap=True)},
             cutoff=cutoff, n_boot=n_boot, generated_at=generated_at,
-            several_arms=several_arms() if several_arms is not None else None)
+            several_arms=several_arms() if several_arms is not None else None,
+            cost_per_treatment=cost, value_per_response=value_per_response,
+            value_column=value_column, test_rows=round(np.mean([len(s.y) for s in splits])),
+            n_rows=len(data.y), n_splits=n_splits)
         return html.encode("utf-8")
 
     return build

@@ -169,7 +169,8 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
                      for k, arm in enumerate(names[1:])])
     table = multiarm_runs.policy_table(test, names, meta["design"], cost)
     st.markdown(multiarm_runs.policy_takeaway(table))
-    st.dataframe(table, width="stretch", key="ma_policies",
+    st.dataframe(table.rename(columns={"arm shares": multiarm_runs.shares_label(names)}),
+                 width="stretch", key="ma_policies",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("value", "± SE", "cost", "net value")})
     st.caption("Value = mean outcome per customer if every customer got the policy's arm, "
@@ -209,7 +210,9 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
         lambda: multiarm_runs.multiarm_report(
             meta, test, data.multiarm, cost=cost, figures=figures,
             generated_at=datetime.now(timezone.utc)).encode("utf-8"),
-        "uprank_several_arms_report.html", "text/html", key="ma_dl_report", on_click="ignore")
+        common.file_stem("uprank_several_arms_report", data.name,
+                         f"{meta['model']} {meta['trees']} trees seed {meta['seed']}", key[:8])
+        + ".html", "text/html", key="ma_dl_report", on_click="ignore")
     return lambda: multiarm_runs.multiarm_sections(meta, test, data.multiarm, cost=cost,
                                                    figures=figures)
 

@@ -20,9 +20,10 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "arm_pair", "arm_summary", "list_multiarm_runs", "load_multiarm",
-           "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
-           "multiarm_task", "policy_table", "policy_takeaway", "score_export", "split_rows"]
+__all__ = ["MULTIARM_MODELS", "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence",
+           "list_multiarm_runs", "load_multiarm", "models_for", "multiarm_report",
+           "multiarm_sections", "multiarm_spec", "multiarm_task", "policy_table",
+           "policy_takeaway", "report_stamp", "score_export", "shares_label", "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
 KIND = "multiarm"
@@ -140,7 +141,8 @@ def list_multiarm_runs(store: Any, fingerprint: str) -> pd.DataFrame:
 def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
                  cost: np.ndarray) -> pd.DataFrame:
     """IPW value ± SE of the best-arm rule, every single arm and a random arm, each with its
-    mean cost and net value (value − cost) per customer."""
+    mean cost and net value (value − cost) per customer, and the share of customers each
+    arm gets (``"arm shares"``, the arms in order: :func:`shares_label` names them)."""
     from core.evaluation import best_arm_policy, policy_value
 
     y, t = test["y"].to_numpy(), test["t"].to_numpy()
@@ -160,6 +162,15 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
                      "net value": value - spend,
                      "arm shares": " / ".join(f"{s:.0%}" for s in shares)})
     return pd.DataFrame(rows).set_index("policy")
+
+
+def shares_label(arms: list[str]) -> str:
+    """The ``arm shares`` column of :func:`policy_table` named by its arms, for people.
+
+    >>> shares_label(["No E-Mail", "Womens", "Mens"])
+    'arm shares (No E-Mail / Womens / Mens)'
+    """
+    return f"arm shares ({' / '.join(map(str, arms))})"
 
 
 def arm_pair(test: pd.DataFrame, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -191,12 +202,13 @@ def arm_summary(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("arm")
 
 
-def policy_takeaway(table: pd.DataFrame) -> str:
+def policy_takeaway(table: pd.DataFrame, *, markdown: bool = True) -> str:
     """One sentence: the model's best-arm rule against the best single arm, by net value.
 
     "Better" / "worse" needs the difference to exceed twice the standard error of a
     difference of independent estimates, √(SE₁² + SE₂²) — conservative here, as both values
-    come from the same test rows."""
+    come from the same test rows.  ``markdown=False`` writes plain text (for the HTML report,
+    which prints text as it is) instead of the page's emphasis."""
     rule = table.loc["best arm per customer (model)"]
     singles = table[table.index.str.startswith("everyone: ")]
     best = singles["net value"].idxmax()
@@ -205,10 +217,54 @@ def policy_takeaway(table: pd.DataFrame) -> str:
     noise = 2 * float(np.hypot(rule["± SE"], other["± SE"]))
     verdict = ("better than" if diff > noise else "worse than" if diff < -noise
                else "not distinguishable from")
+    name, verdict = (f"*{best}*", f"**{verdict}**") if markdown else (f"\"{best}\"", verdict)
     return (f"The model's best-arm rule is worth {rule['net value']:.4g} ± {rule['± SE']:.2g} "
-            f"per customer after costs; the best single policy, *{best}*, "
-            f"{other['net value']:.4g} ± {other['± SE']:.2g}. The rule is **{verdict}** it "
+            f"per customer after costs; the best single policy, {name}, "
+            f"{other['net value']:.4g} ± {other['± SE']:.2g}. The rule is {verdict} it "
             f"(difference {diff:+.3g}; noise level 2·√(SE₁² + SE₂²) = {noise:.2g}).")
+
+
+def cost_sentence(arms: list[str], cost) -> str:
+    """The cost per arm assumed by the policy values, in one sentence (control costs 0).
+
+    >>> cost_sentence(["No E-Mail", "Womens", "Mens"], [0.5, 0.25])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'Costs assumed per customer (outcome units): No E-Mail (control) 0, Womens 0.5, Mens
+    0.25; net value = value − cost.'
+    """
+    parts = [f"{arms[0]} (control) 0", *(f"{a} {float(c):g}" for a, c in zip(arms[1:], cost))]
+    return ("Costs assumed per customer (outcome units): " + ", ".join(parts)
+            + "; net value = value − cost.")
+
+
+def calibration_caveat(arms_table: pd.DataFrame, *, z: float = 2.0) -> str:
+    """A warning when the calibration slope of an arm is indistinguishable from 0
+    (``|slope| < z·SE``): the model then does not tell who benefits from that arm.
+
+    ``arms_table`` is :func:`arm_summary` (columns ``calibration slope``, ``slope SE``);
+    ``""`` when every slope is at least ``z`` standard errors from 0.
+
+    >>> t = pd.DataFrame({"calibration slope": [-0.0088, 0.9], "slope SE": [0.058, 0.2]},
+    ...                  index=["Womens", "Mens"])
+    >>> calibration_caveat(t)  # doctest: +NORMALIZE_WHITESPACE
+    'Calibration: the slope of Womens (-0.01 ± 0.06) is within 2 standard errors of 0: the
+    model cannot tell who benefits from that arm, so its per-customer choice of arm rests on
+    noise there.'
+    """
+    slope, se = arms_table["calibration slope"], arms_table["slope SE"]
+    flat = [str(a) for a in arms_table.index
+            if not (np.isfinite(slope[a]) and np.isfinite(se[a])) or abs(slope[a]) < z * se[a]]
+    if not flat:
+        return ""
+    shown = ", ".join(f"{a} ({slope[a]:.2f} ± {se[a]:.2f})" for a in flat)
+    if len(flat) == len(arms_table):
+        return (f"Calibration: every arm's slope is within {z:g} standard errors of 0 "
+                f"({shown}): the model cannot tell who benefits from which arm, so its "
+                "per-customer choice of arm rests on noise; what the rule is worth comes from "
+                "the arms' average effects.")
+    return (f"Calibration: the slope of {shown} is within {z:g} standard errors of 0: the "
+            "model cannot tell who benefits from that arm, so its per-customer choice of arm "
+            "rests on noise there.")
 
 
 def score_export(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
@@ -225,43 +281,67 @@ def score_export(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
 
 def multiarm_sections(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
                       figures: list) -> list[tuple[str, list]]:
-    """The report sections of a per-arm run: takeaway, the experiment's arms and SRM test,
-    per-arm curves and AUUC, the policy table at these ``cost`` s, the multi-armed Qini curve
-    and calibration (``figures``: (heading, plotly figure) pairs), the run's settings —
-    :func:`core.runs.report.html_report` content blocks."""
+    """The report sections of a per-arm run: takeaway (the policy sentence in plain text, the
+    costs assumed and, when a calibration slope is near 0, :func:`calibration_caveat`), the
+    experiment's arms and SRM test, per-arm curves and AUUC, the policy table at these
+    ``cost`` s, the multi-armed Qini curve and calibration (``figures``: (heading, plotly
+    figure) pairs), the run's settings — :func:`core.runs.report.html_report` content blocks,
+    tables formatted as the comparison report's (4 decimals, thousands separators, shares in
+    per cent)."""
+    from core.runs.report import _readable
+
     arms = list(meta["arms"])
     cost = np.asarray(cost, dtype=np.float64)
     policies = policy_table(test, arms, meta["design"], cost)
+    per_arm = arm_summary(test, arms)
     srm = data.srm()
     split = (f"Arm split vs the design: χ² p = {srm['p_value']:.3f} over {len(arms)} arms "
              + ("(no sample ratio mismatch)." if srm["p_value"] >= 0.001
                 else "— a sample ratio mismatch: check the randomisation."))
+    takeaway = " ".join(t for t in (policy_takeaway(policies, markdown=False),
+                                    cost_sentence(arms, cost), calibration_caveat(per_arm))
+                        if t)
     figs = dict(figures)
     sections = [
-        ("Takeaway", [policy_takeaway(policies)]),
+        ("Takeaway", [takeaway]),
         ("Experiment", [f"{data.name}: {data.n:,} customers, outcome {data.outcome_kind}.",
-                        data.arm_table(), split]),
+                        _readable(data.arm_table(),
+                                  percent=("share", "designed share", "assumed share")),
+                        split]),
         ("Each arm against control", [figs.get("Uplift curve of each arm vs control"),
-                                      arm_summary(test, arms)]),
-        ("Policies", [policies, "Value = mean outcome per customer if every customer got the "
-                      "policy's arm (inverse-propensity estimate on the test rows, ± one "
-                      "standard error); costs per arm: " + ", ".join(
-                          f"{a} {c:g}" for a, c in zip(arms[1:], cost)) + "."]),
+                                      _readable(per_arm)]),
+        ("Policies", [_readable(policies.rename(columns={"arm shares": shares_label(arms)})),
+                      "Value = mean outcome per customer if every "
+                      "customer got the policy's arm (inverse-propensity estimate on the test "
+                      "rows, ± one standard error). " + cost_sentence(arms, cost)]),
         ("Multi-armed Qini curve", [figs.get("Multi-armed Qini curve")
                                     or "Not drawn: every arm is free (cost 0)."]),
         ("Calibration", [figs.get("Calibration by decile")]),
-        ("Per-arm run", [{"model": meta["model"], "trees": meta["trees"],
-                          "seed": meta["seed"], "test rows": len(test),
+        ("Per-arm run", [{"dataset": data.name, "model": meta["model"],
+                          "trees": meta["trees"], "seed": meta["seed"],
+                          "test rows": f"{len(test):,}",
                           "fit seconds": round(meta["fit_seconds"], 2)}]),
     ]
     return [(h, [b for b in blocks if b is not None]) for h, blocks in sections]
 
 
+def report_stamp(when: datetime) -> str:
+    """A report's time stamp as the comparison report writes it: ``"2026-11-26 11:22 UTC"``
+    (a naive ``datetime`` is taken as UTC)."""
+    if when.tzinfo is not None:
+        when = when.astimezone(timezone.utc)
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
                     figures: list, generated_at: Any = None) -> str:
-    """One self-contained HTML report of a per-arm run (:func:`multiarm_sections`)."""
+    """One self-contained HTML report of a per-arm run (:func:`multiarm_sections`); a
+    ``datetime`` ``generated_at`` is written as the comparison report's "… UTC"
+    (:func:`report_stamp`)."""
     from core.runs.report import html_report
 
+    if isinstance(generated_at, datetime):
+        generated_at = report_stamp(generated_at)
     return html_report(f"UpRank several arms — {data.name}",
                        sections=multiarm_sections(meta, test, data, cost=cost,
                                                   figures=figures),

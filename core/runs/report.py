@@ -36,8 +36,8 @@ from core._validation import (
 from core.constants import DASH
 from core.runs.takeaway import definition_sentence, fmt_auuc, fmt_p, takeaway
 
-__all__ = ["REPORT_SECTIONS", "comparison_report", "config_table", "dataset_summary",
-           "html_report", "takeaway"]
+__all__ = ["PROFIT_NOTE", "RANGES_NOTE", "REPORT_SECTIONS", "comparison_report", "config_table",
+           "dataset_summary", "html_report", "profit_assumptions", "takeaway"]
 
 #: Headings of :func:`comparison_report`, in order, with the short keys ``notes`` may use.
 REPORT_SECTIONS: dict[str, str] = {
@@ -534,6 +534,102 @@ _DECILE_NAMES = {"n": "rows", "n_treated": "treated rows", "n_control": "control
                  "ci_high": "CI high", "n_splits": "splits"}
 
 
+#: What a profit is, as the Compare page's caption says it.
+PROFIT_NOTE = ("Profit = incremental value − cost: the value of the extra responses that "
+               "targeting the top-scored customers brings (treated minus what they would have "
+               "done untreated), minus the cost of treating them.")
+#: The two ranges of the targeting table, as the Compare page's caption says them.
+RANGES_NOTE = ("Two different ranges: \"best depth, 95 % interval\" is where the best depth of "
+               "a bootstrap resample falls — wide when the curve is flat near its top; "
+               "\"statistically equivalent depths\" are the depths whose profit is not "
+               "significantly below the best one (the thick segment in the chart). A range of "
+               "one point (e.g. 100 % to 100 %) does not make that depth certain: read it with "
+               "the run's sentence above the table.")
+
+
+def _money(value: float) -> str:
+    return f"{float(value):,g}"
+
+
+def profit_assumptions(
+    *,
+    cost_per_treatment: float | None,
+    value_per_response: float | None = None,
+    value_column: str | None = None,
+    test_rows: int | None = None,
+    n_rows: int | None = None,
+    n_splits: int = 1,
+) -> str:
+    """The assumptions behind every profit number of a report, in one paragraph.
+
+    Parameters
+    ----------
+    cost_per_treatment : float or None
+        Cost of treating one customer; ``None`` when it was not recorded (the sentence then
+        says so).
+    value_per_response : float, optional
+        Value of one response (a 0/1 outcome), when the value is fixed.
+    value_column : str, optional
+        Name of the column giving each customer's value, when the value is per row (then
+        ``value_per_response`` is ignored).
+    test_rows : int, optional
+        Held-out test customers per split, the customers the profit is counted over.
+    n_rows : int, optional
+        Rows of the whole dataset, for the share ``test_rows / n_rows``.
+    n_splits : int, default=1
+        Number of test splits; more than one: the profits are means over the splits.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> profit_assumptions(cost_per_treatment=0.1, value_per_response=10, test_rows=900,
+    ...                    n_rows=3000)  # doctest: +NORMALIZE_WHITESPACE
+    'Assumptions behind every profit number: a cost of 0.1 per treated customer and a value
+    of 10 per response. Profits are counted over the held-out test customers only: 900
+    customers (30.0 % of the 3,000 rows), on one test split.'
+    """
+    n_splits = check_positive_int(n_splits, "n_splits")
+    if cost_per_treatment is None:
+        money = ("the cost per treatment and the value per response behind these profits "
+                 "were not recorded")
+    else:
+        if value_column is not None:
+            value = f"each customer's value taken from the column \"{value_column}\""
+        elif value_per_response is not None:
+            value = f"a value of {_money(value_per_response)} per response"
+        else:
+            value = "a value per response that was not recorded"
+        money = f"a cost of {_money(cost_per_treatment)} per treated customer and {value}"
+    text = f"Assumptions behind every profit number: {money}."
+    if test_rows is not None:
+        share = (f" ({_pct(test_rows / n_rows)} of the {int(n_rows):,} rows)"
+                 if n_rows else "")
+        scope = (f"in each of {n_splits} test splits (the profits are means over the splits)"
+                 if n_splits > 1 else "on one test split")
+        text += (" Profits are counted over the held-out test customers only: "
+                 f"{int(test_rows):,} customers{share}, {scope}.")
+    return text
+
+
+def _targeting_blocks(depth, assumptions: str) -> list:
+    """The targeting section: assumptions, what profit means, each run's verdict on its best
+    depth (the ``verdict`` column, taken out of the table), the table and the two ranges."""
+    if depth is None:
+        return ["The value of the targeting depth was not computed."]
+    blocks: list = [assumptions, PROFIT_NOTE]
+    table = depth
+    if "verdict" in depth.columns:
+        blocks += [f"{name}: {verdict}" for name, verdict in depth["verdict"].items()
+                   if not _is_missing(verdict)]
+        table = depth.drop(columns="verdict")
+    blocks.append(_readable(table, percent=_FRACTIONS, rename=_TARGETING_NAMES))
+    blocks.append(RANGES_NOTE)
+    return blocks
+
+
 def _content_blocks(value, name: str) -> list:
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     out = []
@@ -581,7 +677,13 @@ def _flatten(d: Mapping, prefix: str = "") -> dict:
     return out
 
 
-def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
+#: ``ABData.source_columns`` keys shown by :func:`config_table`, with their column names.
+_SOURCE_NAMES = {"treatment": "treatment column", "treatment_value": "treated value",
+                 "control_value": "control value", "outcome": "outcome column"}
+
+
+def config_table(configs: Mapping[str, Mapping], *, data_name: str | None = None,
+                 source_columns: Mapping | None = None) -> pd.DataFrame:
     """Run configurations as one readable table: one row per run, one column per setting.
 
     Parameters
@@ -589,6 +691,14 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
     configs : mapping of run label → config
         Each config is :meth:`core.runs.store.RunConfig.to_dict` (or a ``RunConfig``, whose
         ``to_dict()`` is taken).
+    data_name : str, optional
+        Name of the data the runs were trained on (``ABData.name``, e.g. the uploaded file's
+        name): the ``dataset`` of a run on uploaded data or a file, instead of
+        ``"upload or file"``.
+    source_columns : mapping, optional
+        ``ABData.source_columns``: the columns ``treatment column``, ``treated value``,
+        ``control value`` and ``outcome column`` (those given and not ``None``) follow
+        ``dataset`` in every row.
 
     Returns
     -------
@@ -596,8 +706,9 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         Indexed by run (index name ``"run"``), columns in this order: ``model``; every model
         parameter under its own name (``learning_rate``, ``n_estimators``...; nested dicts as
         ``outer.inner``; a parameter whose name is one of the fixed columns gets a
-        ``params.`` prefix); ``dataset`` (the dataset key, or ``"upload or file"`` for data
-        uploaded or read by path); every dataset loader option as ``options.<name>``;
+        ``params.`` prefix); ``dataset`` (the dataset key, or ``data_name`` — else
+        ``"upload or file"`` — for data uploaded or read by path); the columns of
+        ``source_columns``; every dataset loader option as ``options.<name>``;
         ``scheme``; ``test size``
         (fraction of rows in each test split); ``repeats`` (number of splits); ``seed``;
         ``data fingerprint`` (first 12 hex digits of the data's SHA-256); then any other key
@@ -619,6 +730,12 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         what = "an empty mapping" if isinstance(configs, Mapping) else type(configs).__name__
         raise ValueError("configs must be a non-empty mapping of run label -> "
                          f"RunConfig.to_dict(); got {what}.")
+    if source_columns is not None and not isinstance(source_columns, Mapping):
+        raise ValueError("source_columns must be a mapping (ABData.source_columns) or None; "
+                         f"got {type(source_columns).__name__}.")
+    source = {name: str(source_columns[key]) for key, name in _SOURCE_NAMES.items()
+              if source_columns and source_columns.get(key) is not None}
+    unnamed = str(data_name) if data_name else "upload or file"
     rows = {}
     params_cols: dict[str, None] = {}  # ordered sets, first seen first
     option_cols: dict[str, None] = {}
@@ -637,7 +754,7 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         dataset = cfg.pop("dataset", None)
         fingerprint = cfg.pop("fingerprint", None)
         row = {"model": cfg.pop("model", None), **params,
-               "dataset": "upload or file" if dataset is None else dataset, **options,
+               "dataset": unnamed if dataset is None else dataset, **source, **options,
                "scheme": cfg.pop("scheme", None), "test size": cfg.pop("test_size", None),
                "repeats": cfg.pop("n_repeats", None), "seed": cfg.pop("seed", None),
                "data fingerprint": fingerprint[:12] if isinstance(fingerprint, str) else None}
@@ -647,8 +764,8 @@ def config_table(configs: Mapping[str, Mapping]) -> pd.DataFrame:
         option_cols.update(dict.fromkeys(options))
         other_cols.update(dict.fromkeys(others))
         rows[str(label)] = row
-    order = ["model", *params_cols, "dataset", *option_cols, "scheme", "test size", "repeats",
-             "seed", "data fingerprint", *other_cols]
+    order = ["model", *params_cols, "dataset", *source, *option_cols, "scheme", "test size",
+             "repeats", "seed", "data fingerprint", *other_cols]
     out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=order)
     out.index.name = "run"
     return out
@@ -681,6 +798,12 @@ def comparison_report(
     n_boot: int | None = None,
     generated_at: datetime | str | None = None,
     several_arms: Sequence[tuple[str, object]] | None = None,
+    cost_per_treatment: float | None = None,
+    value_per_response: float | None = None,
+    value_column: str | None = None,
+    test_rows: int | None = None,
+    n_rows: int | None = None,
+    n_splits: int = 1,
 ) -> str:
     """The comparison of several runs as one HTML file for a stakeholder.
 
@@ -724,7 +847,9 @@ def comparison_report(
     depth : DataFrame, optional
         Section "Targeting value": :func:`core.evaluation.targeting.targeting_summary`,
         :meth:`core.evaluation.across_splits.DepthResult.summary` (depth columns in per cent)
-        or a frame already formatted.
+        or a frame already formatted.  The section opens with :func:`profit_assumptions`
+        and :data:`PROFIT_NOTE`; a ``verdict`` column becomes one sentence per run
+        ("<run>: <verdict>") above the table; :data:`RANGES_NOTE` follows the table.
     deciles : mapping of run → content, or sequence of (run, content), optional
         Section "Deciles", one sub-section per run; content is a DataFrame (e.g.
         :func:`core.evaluation.targeting.uplift_by_decile`), a plotly Figure (bar chart), or
@@ -749,6 +874,10 @@ def comparison_report(
     several_arms : sequence of (heading, content), optional
         A per-arm run of an A/B/n experiment (:func:`core.runs.multiarm_runs.
         multiarm_sections`): one last section "Several arms", its parts as sub-sections.
+    cost_per_treatment, value_per_response, value_column, test_rows, n_rows, n_splits
+        The assumptions behind the profits of ``depth`` (:func:`profit_assumptions`): cost
+        per treated customer, value per response or the name of the value column, held-out
+        test customers per split, rows of the dataset and number of splits.
 
     Returns
     -------
@@ -785,8 +914,10 @@ def comparison_report(
         "curves": curves or ["No figures were included."],
         "auuc": _auuc_blocks(auuc, paired, cutoff, level, n_boot),
         "definitions": _ranks_blocks(ranks),
-        "targeting": (["The value of the targeting depth was not computed."] if depth is None
-                      else [_readable(depth, percent=_FRACTIONS, rename=_TARGETING_NAMES)]),
+        "targeting": _targeting_blocks(depth, profit_assumptions(
+            cost_per_treatment=cost_per_treatment, value_per_response=value_per_response,
+            value_column=value_column, test_rows=test_rows, n_rows=n_rows,
+            n_splits=n_splits)),
         "deciles": _deciles_blocks(deciles),
         "configs": _configs_blocks(configs),
     }

@@ -12,6 +12,13 @@ The verdict is read off the interval, as in :meth:`~core.evaluation.compare.Boot
 upper end is below 0, otherwise *not distinguishable*; a missing difference or interval is
 *undefined*.  Numbers are written with :func:`fmt_auuc` (4 decimals) and :func:`fmt_p`
 (3 decimals, or "< 0.001").
+
+Before any run is compared with another, each is compared with random targeting
+(:func:`random_sentence`): a run *beats random targeting* at the cut-off when its AUUC is
+above the random baseline's AUUC there and, when its interval was computed, the lower end of
+that interval is above it too.  When no run does, the paragraph opens with "No model beats
+random targeting at 30 % here: do not target by these scores." — a winner between two runs
+that are both no better than random is no reason to target.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["definition_sentence", "fmt_auuc", "fmt_p", "takeaway"]
+__all__ = ["definition_sentence", "fmt_auuc", "fmt_p", "random_sentence", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
@@ -205,6 +212,95 @@ def _point_leader(auuc: Mapping | pd.Series) -> str:
     return text + "."
 
 
+# ---------------------------------------------------------------------- random targeting
+def random_sentence(
+    auuc: Mapping[str, float] | pd.Series,
+    random_auuc: float,
+    *,
+    cutoff: float,
+    intervals: Mapping[str, tuple[float, float]] | None = None,
+    level: float = 0.95,
+) -> str:
+    """Each run against random targeting at one cut-off, in plain words.
+
+    Parameters
+    ----------
+    auuc : mapping or Series of run → AUUC
+        Each run's AUUC at ``cutoff`` (e.g. ``summary["AUUC@30%"]`` without the baseline
+        rows).
+    random_auuc : float
+        The random-targeting baseline's AUUC at ``cutoff`` (the ``"Random targeting"`` row of
+        the same table).
+    cutoff : float in (0, 1]
+        Targeting depth ("at 30 %").
+    intervals : mapping of run → (low, high), optional
+        Each run's AUUC interval at ``cutoff`` (:meth:`~core.evaluation.compare.
+        BootstrapResult.table`).  A run whose interval reaches down to the random AUUC does
+        not beat random targeting, even when its point estimate is above it.
+    level : float in (0, 1), default=0.95
+        Level of the intervals, for the text.
+
+    Returns
+    -------
+    str
+        ``""`` when the random AUUC or every run's AUUC is missing.  Otherwise, when no run
+        beats random targeting: "No model beats random targeting at 30 % here: do not target
+        by these scores." followed by each run's AUUC against random's; when some do: which
+        do and which do not; when all do: that they all do.  A run beats random targeting
+        when ``auuc > random_auuc`` and (with an interval) ``low > random_auuc``.
+
+    Examples
+    --------
+    >>> random_sentence({"A": 0.0030, "B": 0.0002}, 0.0021, cutoff=0.3,
+    ...                 intervals={"A": (-0.0007, 0.0071)})  # doctest: +NORMALIZE_WHITESPACE
+    'No model beats random targeting at 30 % here: do not target by these scores. Random
+    targeting reaches an AUUC of 0.0021 at 30 %; A reaches 0.0030 (95 % CI -0.0007 to
+    0.0071, which includes the random value: not clearly better) and B 0.0002 (below random
+    targeting).'
+    """
+    cutoff = check_fraction(cutoff, "cutoff")
+    level = check_level(level)
+    values = {str(k): float(v) for k, v in dict(auuc).items() if _finite(v)}
+    if not _finite(random_auuc) or not values:
+        return ""
+    base = float(random_auuc)
+    intervals = {str(k): v for k, v in dict(intervals or {}).items()}
+    at = _percent(cutoff)
+    beats, details = [], []
+    for i, (run, value) in enumerate(values.items()):
+        low_high = intervals.get(run)
+        has_ci = (low_high is not None and _finite(low_high[0]) and _finite(low_high[1]))
+        ci = (f"{_percent(level)} CI {fmt_auuc(low_high[0])} to {fmt_auuc(low_high[1])}"
+              if has_ci else "")
+        reach = "reaches " if i == 0 else ""
+        if value <= base:
+            details.append(f"{run} {reach}{fmt_auuc(value)} ("
+                           + (f"{ci}; " if ci else "") + "below random targeting)")
+        elif has_ci and float(low_high[0]) <= base:
+            details.append(f"{run} {reach}{fmt_auuc(value)} ({ci}, which includes the "
+                           "random value: not clearly better)")
+        else:
+            beats.append(run)
+            details.append(f"{run} {reach}{fmt_auuc(value)}"
+                           + (f" ({ci}, above random targeting)" if ci else
+                              " (above random targeting by point estimate; no interval)"))
+    numbers = (f"Random targeting reaches an AUUC of {fmt_auuc(base)} at {at}; "
+               + _join(details) + ".")
+    if not beats:
+        return (f"No model beats random targeting at {at} here: do not target by these "
+                f"scores. {numbers}")
+    others = [r for r in values if r not in beats]
+    if not others:
+        who = (f"{beats[0]} beats" if len(beats) == 1
+               else "Every run beats" if len(beats) > 2 else "Both runs beat")
+        return f"{who} random targeting at {at}. {numbers}"
+    verb = "beats" if len(beats) == 1 else "beat"
+    neg = "does" if len(others) == 1 else "do"
+    return (f"At {at}, only {_join(beats)} {verb} random targeting; {_join(others)} "
+            f"{neg} not: do not target by {'its' if len(others) == 1 else 'their'} scores. "
+            f"{numbers}")
+
+
 def takeaway(
     paired: pd.DataFrame | None,
     ranks: pd.DataFrame | None,
@@ -216,6 +312,8 @@ def takeaway(
     auuc: Mapping[str, float] | pd.Series | None = None,
     definition: str | None = None,
     n_boot: int | None = None,
+    random_auuc: float | None = None,
+    intervals: Mapping[str, tuple[float, float]] | None = None,
 ) -> str:
     """The comparison's conclusion in one short plain-English paragraph.
 
@@ -243,14 +341,22 @@ def takeaway(
         splits (mean; intervals from the per-split bootstrap pooled)", one "on one test
         split".
     auuc : mapping or Series of run → AUUC, optional
-        Point estimates at ``cutoff`` (e.g. ``summary["AUUC@30%"]``), used only when
-        ``paired`` is ``None``.
+        Point estimates at ``cutoff`` (e.g. ``summary["AUUC@30%"]`` without its baseline
+        rows): the leader when ``paired`` is ``None``, and each run's comparison with random
+        targeting when ``random_auuc`` is given.
     definition : str, optional
         Curve definition of the comparison.  When ``paired`` and ``auuc`` are both ``None``,
         the point estimates are read from this row of ``ranks`` (its ``"AUUC <run>"``
         columns, computed at the same cut-off).
     n_boot : int, optional
         Bootstrap replicates; with it a p-value of 0 is written "p < 2/B" (:func:`fmt_p`).
+    random_auuc : float, optional
+        The random-targeting baseline's AUUC at ``cutoff``.  With it (and ``auuc``) the
+        paragraph opens with :func:`random_sentence`: each run against random targeting, and
+        "No model beats random targeting at 30 % here: do not target by these scores." when
+        none does.
+    intervals : mapping of run → (low, high), optional
+        Each run's AUUC interval at ``cutoff``, for :func:`random_sentence`.
 
     Returns
     -------
@@ -284,6 +390,11 @@ def takeaway(
     depth = f"At {_percent(cutoff)} targeting depth"
     runs = _ranked_runs(ranks) if ranks is not None else []
     sentences: list[str] = []
+    if random_auuc is not None and auuc is not None:
+        against_random = random_sentence(auuc, random_auuc, cutoff=cutoff,
+                                         intervals=intervals, level=level)
+        if against_random:
+            sentences.append(against_random)
 
     if paired is None:
         scope = (f"over {n_splits} repeated splits (mean)" if n_splits > 1
