@@ -117,6 +117,9 @@ with common.guard("Comparing the runs"):
                f"height there times x), in {unit}; "
                "higher is better. " + pooling_note(n_splits, bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines.")
+    if (against := view.random_warning(summary, boot, [labels[r] for r in chosen],
+                                       cutoff)) is not None:
+        st.warning(against, icon=":material/shuffle:")
     if paired is not None:
         st.markdown(f"**Against the reference** ({labels[reference]}) at {cutoff:.0%}")
         st.dataframe(paired_display(paired, cutoff=cutoff, n_boot=n_boot, least=least),

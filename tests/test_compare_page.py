@@ -303,3 +303,27 @@ def test_the_page_chart_draws_random_targeting(page):
     end = np.mean([s.y[s.t == 1].mean() - s.y[s.t == 0].mean() for s in splits])
     assert line["x"] == [0.0, 1.0] and line["y"][0] == 0
     assert line["y"][1] == pytest.approx(end, rel=1e-9)
+
+
+def test_the_page_warns_when_a_run_does_not_beat_random_targeting(page):
+    """Under the AUUC table, the page says so when a shown run is not above random targeting
+    at the cut-off (the report's rule), read here off the AUUC over splits (core) at 30 %."""
+    from core.evaluation import across_splits as over
+    from core.runs.views import test_splits
+
+    at, runs = page
+    labels = display_labels(runs)
+    assert_clean(at.multiselect(key="cmp_runs").set_value([r.run_id for r in runs]).run())
+    assert_clean(at.selectbox(key="cmp_def").set_value(DEFINITION).run())
+    assert_clean(at.slider(key="cmp_cutoff").set_value(30).run())
+    assert_clean(at.toggle(key="cmp_boot").set_value(False).run())
+    _, splits = test_splits(runs)
+    summary, _ = over.auuc_over_splits(splits, definition=DEFINITION, cutoffs=(0.3,))
+    column = [c for c in summary.columns if str(c).startswith("AUUC@30")][0]
+    below = [labels[r.run_id] for r in runs
+             if not summary.at[labels[r.run_id], column] > summary.at["Random targeting", column]]
+    shown = [w.value for w in at.warning if "random targeting" in str(w.value)]
+    if below:
+        assert len(shown) == 1 and all(name in shown[0] for name in below)
+    else:
+        assert shown == []

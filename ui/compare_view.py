@@ -161,6 +161,35 @@ def deciles(ids: tuple, _splits, label: str):
     return table, table.attrs["interval"], imbalanced
 
 
+def random_intervals(boot, names, cutoff: float) -> dict:
+    """Each run's bootstrap interval at ``cutoff`` (``{}`` without a bootstrap)."""
+    import numpy as np
+
+    if boot is None:
+        return {}
+    at_cut = boot[np.isclose(boot["cutoff"].astype(float), cutoff)].set_index("ranker")
+    return {n: (at_cut.at[n, "ci_low"], at_cut.at[n, "ci_high"]) for n in names
+            if n in at_cut.index}
+
+
+def random_warning(summary, boot, names, cutoff: float) -> str | None:
+    """The page's sentence when some shown run does not beat random targeting at ``cutoff``
+    (:func:`core.runs.takeaway.beats_random`, the report's rule), else ``None``."""
+    from core.constants import auuc_column
+    from core.evaluation.curve_tables import RANDOM
+    from core.runs.takeaway import beats_random, random_sentence
+
+    column = auuc_column(cutoff)
+    if RANDOM not in summary.index or column not in summary.columns:
+        return None
+    auuc = {n: summary.at[n, column] for n in names if n in summary.index}
+    intervals = random_intervals(boot, names, cutoff)
+    if len(beats_random(auuc, summary.at[RANDOM, column], intervals)) == len(auuc):
+        return None
+    return random_sentence(auuc, summary.at[RANDOM, column], cutoff=cutoff,
+                           intervals=intervals) or None
+
+
 def _random_end(splits, definition: str) -> float:
     """Mean over ``splits`` of ``V(1)``, the curve's value at full targeting (the same for
     every ranking, :meth:`core.evaluation.curves.UpliftCurves.endpoint`)."""
@@ -240,9 +269,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         n_splits = len(splits)
         column = auuc_column(cutoff)
         names = [labels[rid] for rid in chosen]
-        at_cut = boot[np.isclose(boot["cutoff"].astype(float), cutoff)].set_index("ranker")
-        intervals = {n: (at_cut.at[n, "ci_low"], at_cut.at[n, "ci_high"]) for n in names
-                     if n in at_cut.index}
+        intervals = random_intervals(boot, names, cutoff)
         random_auuc = summary.at[RANDOM, column] if RANDOM in summary.index else None
         text = takeaway(paired, ranks, cutoff=cutoff, reference=labels[reference],
                         n_splits=n_splits, definition=definition, n_boot=n_boot,

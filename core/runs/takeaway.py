@@ -31,7 +31,8 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["definition_sentence", "fmt_auuc", "fmt_p", "random_sentence", "takeaway"]
+__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_p", "random_sentence",
+           "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
@@ -213,6 +214,26 @@ def _point_leader(auuc: Mapping | pd.Series) -> str:
 
 
 # ---------------------------------------------------------------------- random targeting
+def beats_random(auuc: Mapping[str, float] | pd.Series, random_auuc: float,
+                 intervals: Mapping[str, tuple[float, float]] | None = None) -> list[str]:
+    """The runs that beat random targeting: AUUC above ``random_auuc`` and, when the run has
+    an interval, its lower end above it too (the rule of :func:`random_sentence`).
+
+    >>> beats_random({"A": 0.003, "B": 0.004, "C": 0.001}, 0.002, {"A": (0.0015, 0.0045)})
+    ['B']
+    """
+    if not _finite(random_auuc):
+        return []
+    base, intervals = float(random_auuc), dict(intervals or {})
+    out = []
+    for run, value in dict(auuc).items():
+        low_high = intervals.get(run)
+        low = low_high[0] if low_high is not None and _finite(low_high[0]) else None
+        if _finite(value) and float(value) > base and (low is None or float(low) > base):
+            out.append(str(run))
+    return out
+
+
 def random_sentence(
     auuc: Mapping[str, float] | pd.Series,
     random_auuc: float,
@@ -266,6 +287,7 @@ def random_sentence(
     base = float(random_auuc)
     intervals = {str(k): v for k, v in dict(intervals or {}).items()}
     at = _percent(cutoff)
+    winners = set(beats_random(values, base, intervals))  # one rule for the page and here
     beats, details = [], []
     for i, (run, value) in enumerate(values.items()):
         low_high = intervals.get(run)
@@ -276,7 +298,7 @@ def random_sentence(
         if value <= base:
             details.append(f"{run} {reach}{fmt_auuc(value)} ("
                            + (f"{ci}; " if ci else "") + "below random targeting)")
-        elif has_ci and float(low_high[0]) <= base:
+        elif run not in winners:
             details.append(f"{run} {reach}{fmt_auuc(value)} ({ci}, which includes the "
                            "random value: not clearly better)")
         else:
