@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from bench._report import md_table, publish, report_parser, run_timed
-from core.runs.label_runs import (DEFAULTS, PAPER_TABLE1, LabelExperiment, make_data,
+from core.runs.label_runs import (FIXED, PAPER_TABLE1, LabelExperiment, make_data,
                                   run_experiment)
 
 
@@ -77,7 +77,7 @@ def main() -> None:
                     help="λ = 1e-4 (BudgetedSVM) and C = 1 everywhere, no tuning")
     args = ap.parse_args()
     seed = args.seed
-    fixed = {"lam_grid": (DEFAULTS["lam"],), "c_grid": (DEFAULTS["C"],)} if args.fixed else {}
+    fixed = FIXED if args.fixed else {}
     parts = ["# Label ranking (Table 1 protocol)\n",
              "Paper (Yahoo, ε_dis without / with ad views): " + ", ".join(
                  f"{m} {a:.4f}/{b:.4f}" for m, (a, b) in PAPER_TABLE1.items())]

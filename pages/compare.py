@@ -9,6 +9,7 @@ from core.constants import CUTOFFS, DASH
 from core.evaluation.across_splits import pooling_note
 from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
+from core.runs.report import RANGES_NOTE
 from core.runs.views import (
     auuc_csv,
     auuc_display,
@@ -119,7 +120,11 @@ with common.guard("Comparing the runs"):
                + " Random targeting and Perfect (oracle) are the baselines.")
     if (against := view.random_warning(summary, boot, [labels[r] for r in chosen],
                                        cutoff)) is not None:
-        st.warning(against, icon=":material/shuffle:")
+        kind, text = against
+        if kind == "warning":
+            st.warning(text, icon=":material/shuffle:")
+        else:
+            st.caption(text)
     if paired is not None:
         st.markdown(f"**Against the reference** ({labels[reference]}) at {cutoff:.0%}")
         st.dataframe(paired_display(paired, cutoff=cutoff, n_boot=n_boot, least=least),
@@ -170,11 +175,8 @@ with common.guard("Comparing the runs"):
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
             f"**{name}** — {row['verdict']}")
     st.dataframe(depth_display(depth), width="stretch", key="cmp_summary")
-    st.caption("Two different ranges: *best depth, 95 % interval* is where the best depth "
-               "of a bootstrap resample falls — wide when the curve is flat near its top; "
-               "*statistically equivalent depths* are the depths whose profit is not "
-               "significantly below the best one (the thick segment in the chart). Profit is "
-               "in the units of the value per response (or of the value column).")
+    st.caption(RANGES_NOTE + " Profit is in the units of the value per response (or of the "
+               "value column).")
     common.figure_html_button(profit_fig, "uprank_profit", "cmp_profit_html",
                               label="Profit chart (HTML)")
 
@@ -212,6 +214,7 @@ with common.guard("Comparing the runs"):
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
         ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
         planned_share=common.planned_share(data)[::2], cost=cost,
+        n_boot=n_boot if boot_on else 500,  # the page's replicates when it bootstrapped
         value_per_response=per_resp if fixed else None, value_column=None if fixed else value_col,
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     e3.download_button("Report (one HTML file)", report,

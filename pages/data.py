@@ -4,7 +4,6 @@ import streamlit as st
 
 from core import data as datasets
 from core.data import hygiene
-from core.runs.views import fmt_significant
 from ui import common
 from ui import multiarm_view as arms_view
 from ui.glossary import GLOSSARY
@@ -188,16 +187,17 @@ else:
                     "flagged)", help=GLOSSARY["SMD"])
         with common.guard("The balance table"):
             balance = common.covariate_balance(data, data.fingerprint())
-            shown = balance.fillna({"level": ""}).assign(  # 4 significant digits, never "-0"
-                **{c: balance[c].map(fmt_significant) for c in ("mean_treated", "mean_control")})
-            st.dataframe(shown, height=260, key="data_balance",
+            st.dataframe(balance.fillna({"level": ""}), height=260, key="data_balance",
                          hide_index=True, column_config={
                              "feature": "Feature",
                              "level": st.column_config.TextColumn(
                                  "Level", help="For a text feature: the level compared "
                                  "(share of rows with it); empty for a numeric feature."),
-                             "mean_treated": st.column_config.TextColumn("Mean, treated"),
-                             "mean_control": st.column_config.TextColumn("Mean, control"),
+                             # 4 significant digits: numbers (they sort), never "-0"
+                             "mean_treated": st.column_config.NumberColumn(
+                                 "Mean, treated", format="%.4g"),
+                             "mean_control": st.column_config.NumberColumn(
+                                 "Mean, control", format="%.4g"),
                              "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"]),
                              "abs_smd": st.column_config.NumberColumn("|SMD|"),
                              "missing_treated": st.column_config.NumberColumn(

@@ -340,9 +340,13 @@ def test_settings_read_whole_in_a_laptop_window(app_url):
         page = browser.new_page(viewport={"width": 1000, "height": 900})
         page.set_default_timeout(60_000)
         for path, ready in [("train", "Train"), ("interleaving", "Run simulation"),
-                            ("label_ranking", "Run experiment")]:
+                            ("label_ranking", "Run experiment"), ("curves", None),
+                            ("definitions", None)]:
             page.goto(f"{app_url}/{path}")
-            page.get_by_role("button", name=ready, exact=True).wait_for()
+            if ready is None:  # a page of charts: ready when its first chart is drawn
+                page.locator(".js-plotly-plot").first.wait_for()
+            else:
+                page.get_by_role("button", name=ready, exact=True).wait_for()
             page.wait_for_timeout(1500)  # widths settle after the first paint
             assert page.evaluate(CLIPPED) == [], path
             _assert_clean(page, path)

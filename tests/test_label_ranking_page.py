@@ -383,3 +383,18 @@ def test_the_last_good_upload_survives_a_source_switch_and_a_bad_file():
     assert_only_error(at.run(), "seems to join labels with '|'")
     assert at.metric[0].value == "40"
     assert any("Still using the earlier upload **u.csv**" in str(c.value) for c in at.caption)
+
+
+def test_a_fixed_experiment_says_lambda_and_c_were_fixed_not_tuned():
+    """With one-value grids (the page's "fixed" choice) the caption names the fixed values —
+    it said "chosen in each fold … held out" — and no empty tuning table is offered."""
+    from core.runs.label_runs import FIXED
+    from ui.label_ranking_view import tuning_note
+
+    config = LabelExperiment("mallows", (("n", 300), ("n_labels", 4), ("random_state", 0),
+                                         ("top_k", 3)),
+                             methods=("AMM-rank", "LR"), n_folds=2, seed=0, **FIXED)
+    meta, frames = run_experiment(config, make_data("mallows", dict(config.generator_args)))
+    note = tuning_note(meta)
+    assert "fixed at λ = 0.0001 and C = 1" in note and "held out" not in note.split("(")[0]
+    assert len(frames["tuning"]) == 0  # nothing searched, so the page offers no download

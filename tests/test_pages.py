@@ -40,12 +40,16 @@ def test_data_page_shows_default_world_with_srm_and_balance():
     # a numeric feature has no level: an empty cell, not the text "None"
     assert all(isinstance(v, str) for v in balance["level"])
     assert set(balance["level"][expected["level"].isna()]) == {""}
-    # means with four significant digits, read off the raw means (a fixed number of decimals
-    # showed "-0" for a standardised feature's mean of -0.0001)
+    # means stay numbers (they sort) shown with four significant digits: "localized" printed
+    # at most 3 decimals, so a standardised feature's mean of -0.0001 read "-0"
+    import json
+
+    table = next(d for d in at.dataframe if "smd" in d.value.columns)
+    config = json.loads(table.proto.columns)
     for column in ("mean_treated", "mean_control"):
-        for shown, raw in zip(balance[column], expected[column], strict=True):
-            assert shown != "-0" and float(shown.replace(",", "")) == pytest.approx(
-                raw, rel=5e-4, abs=1e-12)
+        np.testing.assert_allclose(balance[column], expected[column])
+        assert config[column]["type_config"] == {"type": "number", "format": "%.4g"}
+    assert "%.4g" % -0.0001027 == "-0.0001027"  # the format the browser applies (sprintf)
 
 
 def test_data_page_srm_against_a_wrong_design_is_a_plain_warning_not_an_error():

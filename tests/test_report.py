@@ -416,3 +416,16 @@ def test_config_table_names_an_uploaded_file_and_its_columns():
     page = comparison_report("t", takeaway="x", configs=table)
     body = cells(tables(page)[0])
     assert "spring_promo.csv" in body and "upload or file" not in body
+
+
+def test_typed_amounts_are_never_written_in_e_notation():
+    """A cost of 0.0000125 and a value of 1,500,000 (the page accepts up to 1e9) read as typed
+    (Python's 'g' format wrote 1.25e-05 and 1.5e+06), in the report and the several-arms
+    cost sentence."""
+    from core.runs.multiarm_runs import cost_sentence
+    from core.runs.report import profit_assumptions
+
+    text = profit_assumptions(cost_per_treatment=1.25e-5, value_per_response=1_500_000)
+    assert "0.0000125" in text and "1,500,000" in text and "e-0" not in text
+    assert "e+0" not in text
+    assert "2,500,000" in cost_sentence(["control", "a"], [2_500_000])

@@ -172,9 +172,15 @@ def random_intervals(boot, names, cutoff: float) -> dict:
             if n in at_cut.index}
 
 
-def random_warning(summary, boot, names, cutoff: float) -> str | None:
-    """The page's sentence when some shown run does not beat random targeting at ``cutoff``
-    (:func:`core.runs.takeaway.beats_random`, the report's rule), else ``None``."""
+def random_warning(summary, boot, names, cutoff: float) -> tuple[str, str] | None:
+    """What the page says of the shown runs against random targeting at ``cutoff`` — the
+    report's rule (:func:`core.runs.takeaway.beats_random`) on the runs whose AUUC is
+    defined — as ``(kind, text)``: ``"warning"`` when some run does not beat it (by its
+    interval when the bootstrap ran, else by point estimate, said so), ``"caption"`` when
+    every run is above it by point estimate only (the report, which always bootstraps, may
+    still find one not clearly better), ``None`` when every run beats it by its interval."""
+    import numpy as np
+
     from core.constants import auuc_column
     from core.evaluation.curve_tables import RANDOM
     from core.runs.takeaway import beats_random, random_sentence
@@ -182,12 +188,25 @@ def random_warning(summary, boot, names, cutoff: float) -> str | None:
     column = auuc_column(cutoff)
     if RANDOM not in summary.index or column not in summary.columns:
         return None
-    auuc = {n: summary.at[n, column] for n in names if n in summary.index}
+    values = {n: summary.at[n, column] for n in names if n in summary.index}
+    auuc = {n: v for n, v in values.items() if np.isfinite(float(v))}
+    undefined = [n for n in values if n not in auuc]
+    note = (f" AUUC undefined for {', '.join(undefined)}." if undefined else "")
+    base = summary.at[RANDOM, column]
     intervals = random_intervals(boot, names, cutoff)
-    if len(beats_random(auuc, summary.at[RANDOM, column], intervals)) == len(auuc):
+    if not auuc or not np.isfinite(float(base)):
         return None
-    return random_sentence(auuc, summary.at[RANDOM, column], cutoff=cutoff,
-                           intervals=intervals) or None
+    if len(beats_random(auuc, base, intervals)) == len(auuc):
+        if boot is None:
+            return "caption", (f"Every run is above random targeting at {cutoff:.0%} by point "
+                               "estimate; switch on the bootstrap (or read the report) to see "
+                               "whether clearly." + note)
+        return (None if not undefined else ("warning", note.strip()))
+    text = random_sentence(auuc, base, cutoff=cutoff, intervals=intervals)
+    if boot is None:
+        text += (" (Point estimates: switch on the bootstrap for intervals, which the report "
+                 "uses.)")
+    return "warning", text + note
 
 
 def _random_end(splits, definition: str) -> float:
@@ -214,6 +233,7 @@ def random_line_figure(fig, splits, definition: str):
     :meth:`core.evaluation.curves.UpliftCurves.endpoint`); ``fig`` itself when it has that
     line already (the page's chart draws it).  ``fig`` is not changed (it may be the page's
     cached figure)."""
+    import numpy as np
     import plotly.graph_objects as go
 
     from core.evaluation.curve_tables import RANDOM
@@ -221,6 +241,8 @@ def random_line_figure(fig, splits, definition: str):
     if any(getattr(trace, "name", None) == RANDOM for trace in fig.data):
         return fig
     end = _random_end(splits, definition)
+    if not np.isfinite(end):  # V(1) undefined (no treated or no control row): no line
+        return fig
     out = go.Figure(fig)
     out.add_trace(go.Scatter(x=[0.0, 1.0], y=[0.0, end], mode="lines", name=RANDOM,
                              line=dict(color="#7b8794", dash="dot", width=2),

@@ -123,7 +123,7 @@ def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> Non
                         key="lr_hyper")
     names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
              "tuning": "λ / C tuning", "predictions": "predictions"}
-    names = {k: v for k, v in names.items() if k in frames}
+    names = {k: v for k, v in names.items() if k in frames and len(frames[k])}
     for col, name in zip(st.columns(len(names)), names):
         col.download_button(f"Download {names[name]} (CSV)",
                             lambda f=frames[name]: safe_csv_bytes(f),
@@ -185,8 +185,7 @@ def context(data) -> dict:
 
 
 #: The experiment's settings for "λ and C fixed": BudgetedSVM's λ and scikit-learn's C.
-FIXED_PARAMETERS = {"lam_grid": (label_runs.DEFAULTS["lam"],),
-                    "c_grid": (label_runs.DEFAULTS["C"],)}
+FIXED_PARAMETERS = label_runs.FIXED
 TUNE_HELP = ("Tuned (the paper's protocol): in each fold, λ of AMM-rank and AMM and C of LR and "
              "PW-LR are picked from a grid by the error on 20 % of the fold's training users "
              "held out, then refitted on all of them; several times slower. Fixed: "
@@ -294,6 +293,10 @@ def prf_figure(prf: pd.DataFrame, features: str, metric: str = "f1") -> go.Figur
 def tuning_note(meta: dict) -> str:
     """How λ and C were set (the paper's protocol: on held-out training users of each fold)."""
     tuning = meta.get("tuning", {})
+    lam, c = tuning.get("lam_grid", [None, None]), tuning.get("c_grid", [None, None])
+    if len(lam) == 1 and len(c) == 1:  # one-value grids: nothing was tuned
+        return (f"λ (AMM-rank, AMM) and C (LR, PW-LR) fixed at λ = {lam[0]:g} and C = "
+                f"{c[0]:g} (not tuned; the paper tuned them on held-out training users).")
     share = f"{tuning.get('fraction', 0.2):.0%}"
     note = (f"λ (AMM-rank, AMM) and C (LR, PW-LR) are chosen in each fold: every value of the "
             f"grid is fitted on the fold's other training users and scored on {share} of them "

@@ -39,7 +39,7 @@ from core.evaluation.significance import holm
 from core.runs.takeaway import fmt_p
 from core.runs.tasks import TaskSpec
 
-__all__ = ["C_GRID", "GENERATORS", "LAM_GRID", "METHODS", "PAPER_TABLE1", "PROTOCOL", "TUNED",
+__all__ = ["C_GRID", "DEFAULTS", "FIXED", "GENERATORS", "LAM_GRID", "METHODS", "PAPER_TABLE1", "PROTOCOL", "TUNED",
            "LabelExperiment", "experiment_task", "holm", "load_experiment", "make_data",
            "run_experiment", "submit_experiment", "too_few_users"]
 
@@ -91,6 +91,9 @@ LAM_GRID = (1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 C_GRID = (1e-3, 3e-3, 0.01, 0.03, 0.1, 1.0)
 #: The fixed values when a grid is not searched: BudgetedSVM's λ and scikit-learn's C.
 DEFAULTS = {"lam": 1e-4, "C": 1.0}
+#: A :class:`LabelExperiment`'s settings for "λ and C fixed" at :data:`DEFAULTS` (one-value
+#: grids: nothing is tuned), for the page's choice and ``bench.label_ranking --fixed``.
+FIXED = {"lam_grid": (DEFAULTS["lam"],), "c_grid": (DEFAULTS["C"],)}
 
 
 @dataclass(frozen=True)
