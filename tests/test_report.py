@@ -362,8 +362,8 @@ def profit_report():
     split = TestSplit(y, t, {"model": x, "coin": rng.random(n_test)})
     depth = profit_over_splits([split], cost_per_treatment=0.25, value_per_response=7.5,
                                n_boot=100, random_state=0).summary()
-    page = comparison_report("t", takeaway="x", depth=depth, cost_per_treatment=0.25,
-                             value_per_response=7.5, test_rows=n_test, n_rows=n_rows)
+    page = comparison_report("t", takeaway="x", depth=depth, assumptions=dict(
+        cost_per_treatment=0.25, value_per_response=7.5, test_rows=n_test, n_rows=n_rows))
     return page, depth, n_test, n_rows
 
 
@@ -390,9 +390,9 @@ def test_targeting_value_gives_each_runs_depth_verdict_before_the_table(profit_r
 
 def test_a_value_column_and_unrecorded_assumptions_are_said():
     depth = pd.DataFrame({"best_fraction": [0.3], "best_profit": [12.0]}, index=["A"])
-    page = html.unescape(comparison_report("t", takeaway="x", depth=depth,
-                                           cost_per_treatment=1.5, value_column="spend",
-                                           test_rows=19_200, n_rows=64_000, n_splits=3))
+    page = html.unescape(comparison_report("t", takeaway="x", depth=depth, assumptions=dict(
+        cost_per_treatment=1.5, value_column="spend", test_rows=19_200, n_rows=64_000,
+        n_splits=3)))
     assert ("a cost of 1.5 per treated customer and each customer's value taken from the "
             'column "spend"') in page
     assert "19,200 customers (30.0 % of the 64,000 rows), in each of 3 test splits" in page

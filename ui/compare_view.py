@@ -317,9 +317,10 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                    "auuc": pooling_note(n_splits, bootstrap=True)},
             cutoff=cutoff, n_boot=n_boot, generated_at=generated_at,
             several_arms=several_arms() if several_arms is not None else None,
-            cost_per_treatment=cost, value_per_response=value_per_response,
-            value_column=value_column, test_rows=round(np.mean([len(s.y) for s in splits])),
-            n_rows=len(data.y), n_splits=n_splits)
+            assumptions={"cost_per_treatment": cost, "value_per_response": value_per_response,
+                         "value_column": value_column, "n_rows": len(data.y),
+                         "test_rows": round(np.mean([len(s.y) for s in splits])),
+                         "n_splits": n_splits})
         return html.encode("utf-8")
 
     return build

@@ -145,9 +145,8 @@ PRESETS: dict[str, Preset] = {
         n_users=3000, n_items=500, ranker_a="causal", noise_a=0.3, ranker_b="preference",
         noise_b=0.3,
         description="MovieLens-like world: a causal ranker (effect τ about 0.33 per listed "
-                    "item) against a preference ranker whose effect is negative (about −0.19); "
-                    "the two lists barely overlap (4 % of users share an item), so CBI-RCT is "
-                    "only slightly biased here.",
+                    "item) against a preference ranker of negative effect (about −0.19); the "
+                    "lists barely overlap (4 % of users share an item): CBI-RCT slightly biased.",
     ),
 }
 

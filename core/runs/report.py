@@ -22,6 +22,7 @@ import json
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -802,12 +803,7 @@ def comparison_report(
     n_boot: int | None = None,
     generated_at: datetime | str | None = None,
     several_arms: Sequence[tuple[str, object]] | None = None,
-    cost_per_treatment: float | None = None,
-    value_per_response: float | None = None,
-    value_column: str | None = None,
-    test_rows: int | None = None,
-    n_rows: int | None = None,
-    n_splits: int = 1,
+    assumptions: Mapping[str, Any] | None = None,
 ) -> str:
     """The comparison of several runs as one HTML file for a stakeholder.
 
@@ -878,10 +874,11 @@ def comparison_report(
     several_arms : sequence of (heading, content), optional
         A per-arm run of an A/B/n experiment (:func:`core.runs.multiarm_runs.
         multiarm_sections`): one last section "Several arms", its parts as sub-sections.
-    cost_per_treatment, value_per_response, value_column, test_rows, n_rows, n_splits
-        The assumptions behind the profits of ``depth`` (:func:`profit_assumptions`): cost
-        per treated customer, value per response or the name of the value column, held-out
-        test customers per split, rows of the dataset and number of splits.
+    assumptions : mapping, optional
+        The assumptions behind the profits of ``depth``, the keyword arguments of
+        :func:`profit_assumptions` (``cost_per_treatment``, ``value_per_response`` or
+        ``value_column``, ``test_rows`` per split, ``n_rows`` of the dataset, ``n_splits``);
+        without them the section says they were not recorded.
 
     Returns
     -------
@@ -919,9 +916,7 @@ def comparison_report(
         "auuc": _auuc_blocks(auuc, paired, cutoff, level, n_boot),
         "definitions": _ranks_blocks(ranks),
         "targeting": _targeting_blocks(depth, profit_assumptions(
-            cost_per_treatment=cost_per_treatment, value_per_response=value_per_response,
-            value_column=value_column, test_rows=test_rows, n_rows=n_rows,
-            n_splits=n_splits)),
+            **{"cost_per_treatment": None, **dict(assumptions or {})})),
         "deciles": _deciles_blocks(deciles),
         "configs": _configs_blocks(configs),
     }
