@@ -208,7 +208,7 @@ with common.guard("Comparing the runs"):
         e2.download_button("Model file of split 1 (LightGBM text / JSON)", model_path.read_bytes,
                            common.file_stem("uprank_model", labels[which], which[:8])
                            + model_path.suffix, key="cmp_dl_model", on_click="ignore")
-    report = view.report_builder(
+    report_inputs = dict(
         data=data, runs=runs, chosen=chosen, labels=labels, definition=definition,
         cutoff=cutoff, splits=splits, cuts=cuts, summary=summary, reference=reference,
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
@@ -217,9 +217,16 @@ with common.guard("Comparing the runs"):
         n_boot=n_boot if boot_on else 500,  # the page's replicates when it bootstrapped
         value_per_response=per_resp if fixed else None, value_column=None if fixed else value_col,
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    e3.download_button("Report (one HTML file)", report,
+    e3.download_button("Report (one HTML file)", view.report_builder(**report_inputs),
                        common.file_stem("uprank_report", data.name) + ".html", "text/html",
-                       key="cmp_dl_report", on_click="ignore")
+                       key="cmp_dl_report", on_click="ignore",
+                       help="Opens offline: the chart library is inside (about 5 MB).")
+    e3.download_button("Report, small for e-mail", view.report_builder(
+        **report_inputs, plotly_js="cdn"),
+        common.file_stem("uprank_report", data.name, "small") + ".html", "text/html",
+        key="cmp_dl_report_small", on_click="ignore",
+        help="The same report in tens of kB: its charts load the chart library (plotly.js) "
+             "from the internet when opened.")
     row = st.container(horizontal=True)
     common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl",
                         container=row)

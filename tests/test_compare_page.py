@@ -356,3 +356,14 @@ def test_random_warning_reads_each_case_as_the_report_does():
     kind, text = random_warning(table(A=0.01, B=float("nan")), boot(A=(0.004, 0.02)),
                                 ["A", "B"], 0.3)
     assert kind == "warning" and text == "AUUC undefined for B."
+
+
+def test_the_report_comes_offline_or_small_for_e_mail(page):
+    """Two report buttons: the one-file report that opens offline and a small one (~5 MB of
+    plotly.js left out) whose help says it needs the internet to draw its charts."""
+    at, runs = page
+    assert_clean(at.multiselect(key="cmp_runs").set_value([r.run_id for r in runs]).run())
+    buttons = {b.proto.id: b.proto for b in at.get("download_button")}
+    offline = next(p for i, p in buttons.items() if "cmp_dl_report" in i and "small" not in i)
+    small = next(p for i, p in buttons.items() if "cmp_dl_report_small" in i)
+    assert "offline" in offline.help and "internet" in small.help

@@ -429,3 +429,20 @@ def test_typed_amounts_are_never_written_in_e_notation():
     assert "0.0000125" in text and "1,500,000" in text and "e-0" not in text
     assert "e+0" not in text
     assert "2,500,000" in cost_sentence(["control", "a"], [2_500_000])
+
+
+def test_a_small_report_loads_plotly_from_its_cdn_and_keeps_the_content():
+    """plotly_js="cdn": the same sections, one <script> from plotly's CDN instead of 4.8 MB of
+    plotly.js inline (the inline file carries plotly.js's own source)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))
+    sections = [("Curves", [fig, go.Figure(go.Bar(x=["a"], y=[1]))]), ("Note", "text")]
+    inline = html_report("t", sections=sections)
+    small = html_report("t", sections=sections, plotly_js="cdn")
+    assert len(inline) > 3_000_000 and len(small) < 100_000
+    assert small.count('src="https://cdn.plot.ly/') == 1
+    assert 'src="https://cdn.plot.ly/' not in inline
+    assert small.count('class="plotly-graph-div"') == 2 and "text" in small
+    with pytest.raises(ValueError, match="plotly_js"):
+        html_report("t", sections=sections, plotly_js="online")

@@ -255,7 +255,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                    reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500,
                    several_arms=None, planned_share: tuple[float, bool] = (0.5, False),
                    cost: float | None = None, value_per_response: float | None = None,
-                   value_column: str | None = None):
+                   value_column: str | None = None, plotly_js: str = "inline"):
     """A zero-argument callable building the HTML report (run only when the download is
     clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
     the dataset summary with its SRM test, readable configurations and the takeaway, which
@@ -266,7 +266,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
     ``planned_share`` is ``(treated share, assumed?)`` of the SRM test, as on the Data page
     (:func:`ui.common.planned_share`); ``cost``, ``value_per_response`` and ``value_column``
     (the page's inputs; the column's name when the value is per row) are the assumptions
-    stated beside the profits."""
+    stated beside the profits; ``plotly_js`` as in :func:`core.runs.report.html_report`
+    ("cdn": a small file whose charts load plotly.js from the internet)."""
     import numpy as np
 
     from core.constants import auuc_column
@@ -320,7 +321,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             assumptions={"cost_per_treatment": cost, "value_per_response": value_per_response,
                          "value_column": value_column, "n_rows": len(data.y),
                          "test_rows": round(np.mean([len(s.y) for s in splits])),
-                         "n_splits": n_splits})
+                         "n_splits": n_splits},
+            plotly_js=plotly_js)
         return html.encode("utf-8")
 
     return build

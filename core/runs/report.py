@@ -2,7 +2,8 @@
 
 :func:`html_report` turns a list of ``(heading, content)`` sections into a single HTML
 document that opens offline: the first plotly figure carries plotly.js inline
-(``include_plotlyjs=True``), later figures reuse it.  Every user-supplied string — title,
+(``include_plotlyjs=True``; ``plotly_js="cdn"`` instead loads it from plotly's CDN, for a
+small file to e-mail), later figures reuse it.  Every user-supplied string — title,
 headings, run and ranker names, table cells, dictionary keys and values — is HTML-escaped;
 plotly escapes ``<`` and ``/`` inside its own JSON.  The module never reads the clock: the
 caller passes ``generated_at``.
@@ -30,6 +31,7 @@ import pandas as pd
 from core._validation import (
     UndefinedMetricWarning,
     check_binary,
+    check_choice,
     check_fraction,
     check_level,
     check_positive_int,
@@ -132,8 +134,9 @@ _CONTENT_TYPES = ("sections[{i}] content must be a DataFrame, a plotly Figure, a
 class _Renderer:
     """Renders section contents; counts figures so plotly.js is inlined exactly once."""
 
-    def __init__(self, fit_figures: bool) -> None:
+    def __init__(self, fit_figures: bool, plotly_js: str = "inline") -> None:
         self.fit_figures = fit_figures
+        self.plotly_js = plotly_js
         self.plotly_included = False
 
     def render(self, content, where: int, fig_id: str) -> str:
@@ -143,7 +146,9 @@ class _Renderer:
             fig = _report_figure(content) if self.fit_figures else content
             extra = ({"config": {"responsive": True}, "default_width": "100%"}
                      if self.fit_figures else {})
-            out = fig.to_html(full_html=False, include_plotlyjs=not self.plotly_included,
+            first = (True if self.plotly_js == "inline" else "cdn")
+            out = fig.to_html(full_html=False,
+                              include_plotlyjs=False if self.plotly_included else first,
                               div_id=fig_id, **extra)
             self.plotly_included = True
             return out
@@ -169,6 +174,7 @@ def html_report(
     sections: Sequence[tuple[str, object]],
     generated_at: datetime | str | None = None,
     fit_figures: bool = True,
+    plotly_js: str = "inline",
 ) -> str:
     """One self-contained HTML document of a comparison.
 
@@ -202,6 +208,10 @@ def html_report(
         cut off), without a fixed width and with plotly's responsive config, so figures
         fill the page width.  The caller's figures are never modified.  ``False`` embeds
         the figures as they are.
+    plotly_js : {"inline", "cdn"}, default="inline"
+        ``"inline"``: plotly.js inside the file (about 4.8 MB; opens offline). ``"cdn"``:
+        one ``<script>`` tag loading it from plotly's CDN (a file of tens of kB, for
+        e-mail; its charts need an internet connection when opened).
 
     Returns
     -------
@@ -217,7 +227,8 @@ def html_report(
         raise ValueError("generated_at must be None, a datetime or a string; "
                          f"got {type(generated_at).__name__}.")
 
-    renderer = _Renderer(bool(fit_figures))
+    check_choice(plotly_js, "plotly_js", ("inline", "cdn"))
+    renderer = _Renderer(bool(fit_figures), plotly_js)
     nav, body = [], []
     for i, section in enumerate(sections, start=1):
         if not isinstance(section, (tuple, list)) or len(section) != 2 \
@@ -804,6 +815,7 @@ def comparison_report(
     generated_at: datetime | str | None = None,
     several_arms: Sequence[tuple[str, object]] | None = None,
     assumptions: Mapping[str, Any] | None = None,
+    plotly_js: str = "inline",
 ) -> str:
     """The comparison of several runs as one HTML file for a stakeholder.
 
@@ -879,6 +891,9 @@ def comparison_report(
         :func:`profit_assumptions` (``cost_per_treatment``, ``value_per_response`` or
         ``value_column``, ``test_rows`` per split, ``n_rows`` of the dataset, ``n_splits``);
         without them the section says they were not recorded.
+    plotly_js : {"inline", "cdn"}, default="inline"
+        As in :func:`html_report`: a file that opens offline (~5 MB) or a small one whose
+        charts load plotly.js from the internet.
 
     Returns
     -------
@@ -933,4 +948,5 @@ def comparison_report(
         sections.append(("Several arms: which treatment for whom", list(several_arms)))
     if extra:
         sections.append(("Notes", extra))
-    return html_report(title, sections=sections, generated_at=generated_at)
+    return html_report(title, sections=sections, generated_at=generated_at,
+                       plotly_js=plotly_js)
