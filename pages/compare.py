@@ -216,7 +216,7 @@ with common.guard("Comparing the runs"):
         planned_share=common.planned_share(data)[::2], cost=cost,
         n_boot=n_boot if boot_on else 500,  # the page's replicates when it bootstrapped
         value_per_response=per_resp if fixed else None, value_column=None if fixed else value_col,
-        generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        generated_at=datetime.now(timezone.utc))
     e3.download_button("Report (one HTML file)", view.report_builder(**report_inputs),
                        common.file_stem("uprank_report", data.name) + ".html", "text/html",
                        key="cmp_dl_report", on_click="ignore",

@@ -178,3 +178,21 @@ def test_report_takeaway_is_plain_text_with_costs_and_the_calibration_caveat():
     assert f"arm shares ({' / '.join(world.arms)})" in cells
     assert not [c for c in cells if re.fullmatch(r"-?\d\.\d{5,}", c)]  # no 6-digit floats
 
+
+
+def test_calibration_caveat_names_exactly_the_arms_within_two_standard_errors_of_0():
+    """|slope| < 2 SE, by hand: 0.1 ± 0.06 is flat (0.1 < 0.12), 0.13 ± 0.06 is not; a NaN
+    slope (no responder) is flat; no flat arm, no caveat."""
+    import pandas as pd
+
+    from core.runs.multiarm_runs import calibration_caveat
+
+    def table(rows):
+        return pd.DataFrame(rows, index=["calibration slope", "slope SE"]).T
+
+    mixed = calibration_caveat(table({"A": [0.1, 0.06], "B": [0.13, 0.06]}))
+    assert "A (0.10 ± 0.06)" in mixed and "B" not in mixed
+    every = calibration_caveat(table({"A": [0.1, 0.06], "C": [float("nan"), 0.1]}))
+    assert every.startswith("Calibration: every arm's slope") and "C (slope undefined)" in every
+    assert "nan" not in every
+    assert calibration_caveat(table({"B": [0.13, 0.06], "D": [-0.5, 0.2]})) == ""

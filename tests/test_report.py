@@ -9,7 +9,7 @@ import html
 import json
 import re
 import warnings
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pandas as pd
@@ -95,7 +95,11 @@ def test_timestamp_is_explicit_and_output_deterministic():
     assert one == html_report("t", sections=secs, generated_at="2024-05-06 07:08")
     assert "Generated" not in html_report("t", sections=secs[:1])
     stamped = html_report("t", sections=[], generated_at=datetime(2024, 1, 2, 3, 4, 5))
-    assert "Generated 2024-01-02 03:04:05" in stamped and "<nav>" not in stamped
+    assert "Generated 2024-01-02 03:04 UTC" in stamped and "<nav>" not in stamped
+    # an aware time is written in UTC: 12:04 at UTC+1 is 11:04 UTC
+    plus_one = datetime(2024, 1, 2, 12, 4, 5, tzinfo=timezone(timedelta(hours=1)))
+    assert "Generated 2024-01-02 11:04 UTC" in html_report("t", sections=[],
+                                                          generated_at=plus_one)
 
 
 @pytest.mark.parametrize("secs, match", [

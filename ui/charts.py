@@ -310,6 +310,15 @@ def _rule(fig: go.Figure, *, x: float | None = None, y: float | None = None, col
             "xanchor": "right", "yanchor": "top", "font": {"color": color}})
 
 
+def random_line(end: float, definition: str) -> go.Scatter:
+    """Random targeting on a curve chart: the straight line from 0 to ``end``, the curve's
+    value at full targeting ``V(1)`` (the same for every ranking)."""
+    return go.Scatter(x=[0.0, 1.0], y=[0.0, float(end)], mode="lines", name=RANDOM,
+                      line=dict(width=2, **_BASELINE_STYLE[RANDOM]),
+                      hovertemplate=f"{RANDOM}<br>%{{x:.0%}} targeted: "
+                                    f"%{{y:{_value_format(definition)}}}<extra></extra>")
+
+
 def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
                 title: str | None = None, colors: Mapping[str, str] | None = None,
                 random_end: float | None = None) -> go.Figure:
@@ -318,7 +327,7 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
     ``colors`` maps a label to its colour (:func:`run_colors`); the legend shows
     :func:`short_names`, the hover the full label.  ``random_end`` — the curve's value at
     full targeting, ``V(1)``, the same for every ranking — draws random targeting: the
-    straight line from 0 to it (dotted grey), so a run below it is seen to be no better.
+    straight line from 0 to it (:func:`random_line`), so a run below it is seen to be no better.
     """
     legend, palette = _names_and_colors([str(n) for n in bands], colors)
     fig = go.Figure()
@@ -337,11 +346,7 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
             hovertemplate=f"%{{meta[0]}}<br>%{{x:.0%}} targeted: "
                           f"%{{y:{_value_format(definition)}}}<extra></extra>"))
     if random_end is not None and np.isfinite(random_end):
-        fig.add_trace(go.Scatter(
-            x=[0.0, 1.0], y=[0.0, float(random_end)], mode="lines", name=RANDOM,
-            line=dict(width=2, **_BASELINE_STYLE[RANDOM]),
-            hovertemplate=f"{RANDOM}<br>%{{x:.0%}} targeted: "
-                          f"%{{y:{_value_format(definition)}}}<extra></extra>"))
+        fig.add_trace(random_line(random_end, definition))
     if cutoff is not None:
         _rule(fig, x=cutoff, color="firebrick", dash="dot")
     fig.update_layout(title=title or f"Test-set curves — {definition_title(definition)}",

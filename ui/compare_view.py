@@ -244,10 +244,7 @@ def random_line_figure(fig, splits, definition: str):
     if not np.isfinite(end):  # V(1) undefined (no treated or no control row): no line
         return fig
     out = go.Figure(fig)
-    out.add_trace(go.Scatter(x=[0.0, 1.0], y=[0.0, end], mode="lines", name=RANDOM,
-                             line=dict(color="#7b8794", dash="dot", width=2),
-                             hovertemplate=f"{RANDOM}<br>%{{x:.0%}} targeted: %{{y:.4g}}"
-                                           "<extra></extra>"))
+    out.add_trace(charts.random_line(end, definition))
     return out
 
 
@@ -313,7 +310,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             depth=depth_table, deciles=decile_parts,
             configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen},
                                  data_name=data.name, source_columns=data.source_columns),
-            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}. The dotted "
+            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}. The dashed "
                              "grey line is random targeting.",
                    "auuc": pooling_note(n_splits, bootstrap=True)},
             cutoff=cutoff, n_boot=n_boot, generated_at=generated_at,

@@ -23,7 +23,7 @@ from core.runs.tasks import TaskSpec
 __all__ = ["MULTIARM_MODELS", "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence",
            "list_multiarm_runs", "load_multiarm", "models_for", "multiarm_report",
            "multiarm_sections", "multiarm_spec", "multiarm_task", "policy_table",
-           "policy_takeaway", "report_stamp", "score_export", "shares_label", "split_rows"]
+           "policy_takeaway", "score_export", "shares_label", "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
 KIND = "multiarm"
@@ -259,7 +259,8 @@ def calibration_caveat(arms_table: pd.DataFrame, *, z: float = 2.0) -> str:
             if not (np.isfinite(slope[a]) and np.isfinite(se[a])) or abs(slope[a]) < z * se[a]]
     if not flat:
         return ""
-    shown = ", ".join(f"{a} ({slope[a]:.2f} ± {se[a]:.2f})" for a in flat)
+    shown = ", ".join(f"{a} ({slope[a]:.2f} ± {se[a]:.2f})" if np.isfinite(slope[a])
+                      and np.isfinite(se[a]) else f"{a} (slope undefined)" for a in flat)
     if len(flat) == len(arms_table):
         return (f"Calibration: every arm's slope is within {z:g} standard errors of 0 "
                 f"({shown}): the model cannot tell who benefits from which arm, so its "
@@ -328,23 +329,11 @@ def multiarm_sections(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any
     return [(h, [b for b in blocks if b is not None]) for h, blocks in sections]
 
 
-def report_stamp(when: datetime) -> str:
-    """A report's time stamp as the comparison report writes it: ``"2026-11-26 11:22 UTC"``
-    (a naive ``datetime`` is taken as UTC)."""
-    if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc)
-    return when.strftime("%Y-%m-%d %H:%M UTC")
-
-
 def multiarm_report(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any,
                     figures: list, generated_at: Any = None) -> str:
-    """One self-contained HTML report of a per-arm run (:func:`multiarm_sections`); a
-    ``datetime`` ``generated_at`` is written as the comparison report's "… UTC"
-    (:func:`report_stamp`)."""
+    """One self-contained HTML report of a per-arm run (:func:`multiarm_sections`)."""
     from core.runs.report import html_report
 
-    if isinstance(generated_at, datetime):
-        generated_at = report_stamp(generated_at)
     return html_report(f"UpRank several arms — {data.name}",
                        sections=multiarm_sections(meta, test, data, cost=cost,
                                                   figures=figures),

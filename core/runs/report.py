@@ -22,7 +22,7 @@ import html
 import json
 import warnings
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -199,7 +199,8 @@ def html_report(
 
         Every string is HTML-escaped.
     generated_at : datetime or str, optional
-        Shown under the title ("Generated ..."); nothing is shown when omitted.  The
+        Shown under the title ("Generated ..."; a ``datetime`` as "2026-11-26 11:22 UTC");
+        nothing is shown when omitted.  The
         function never reads the clock and names figure containers by section number, so
         equal input gives an identical file.
     fit_figures : bool, default=True
@@ -242,8 +243,10 @@ def html_report(
         body.append(f'<section id="{anchor}">\n<h2>{html.escape(heading)}</h2>\n'
                     f"{rendered}\n</section>")
 
-    if isinstance(generated_at, datetime):
-        stamp = generated_at.isoformat(sep=" ", timespec="seconds")
+    if isinstance(generated_at, datetime):  # to the minute, in UTC (a naive time is UTC)
+        when = generated_at if generated_at.tzinfo is None else generated_at.astimezone(
+            timezone.utc)
+        stamp = when.strftime("%Y-%m-%d %H:%M UTC")
     else:
         stamp = generated_at
     generated = (f'<p class="generated">Generated {html.escape(stamp)}</p>\n'

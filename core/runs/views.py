@@ -38,8 +38,9 @@ def fmt_number(value, digits: int = 4) -> str:
 
 def fmt_significant(value, digits: int = 4) -> str:
     """A number for people with ``digits`` significant digits, never in e-notation and never
-    "-0": a mean of a standardised feature, ``-0.000123``, stays readable where a fixed
-    number of decimals showed "-0"; thousands separated; "—" when missing.
+    "-0" (Python's ``g`` writes ``1.25e-05`` and ``1.5e+06``; a fixed number of decimals
+    writes ``-0.000123`` as "-0"): the amounts typed into a report's assumptions; thousands
+    separated; "—" when missing.
 
     >>> [fmt_significant(v) for v in (-0.000123456, 242.13, 12345.6, 0.0, -0.5, float("nan"))]
     ['-0.0001235', '242.1', '12,346', '0', '-0.5', '—']
