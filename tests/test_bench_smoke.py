@@ -289,12 +289,23 @@ def test_compare_sections_bench_times_every_section_of_the_page(capsys):
 
 @pytest.mark.parametrize("name", ["app_latency", "blocks", "compare_sections", "curves",
                                   "interleaving", "objective_speed", "scale", "letor"])
-def test_help_says_what_the_bench_measures_in_whole_sentences(name):
+def test_help_says_what_the_bench_measures_in_whole_sentences(name, monkeypatch, capsys):
     """``--help`` shows the docstring's first paragraph (the first line alone stopped
-    mid-sentence: "… from Parquet, in")."""
+    mid-sentence: "… from Parquet, in"); in this process (each bench's ``main`` reads
+    ``sys.argv``), one bench through ``python -m`` below."""
     mod = importlib.import_module(f"bench.{name}")
     first = mod.__doc__.split("\n\n")[0]
-    out = subprocess.run([sys.executable, "-m", f"bench.{name}", "--help"], cwd=BENCH.parent,
+    monkeypatch.setattr(sys, "argv", [f"{name}.py", "--help"])
+    with pytest.raises(SystemExit) as stop:
+        mod.main()
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert first in out and first.rstrip().endswith((".", ")", "`"))
+
+
+def test_a_bench_help_through_python_dash_m():
+    """The entry point people type: ``python -m bench.scale --help``."""
+    out = subprocess.run([sys.executable, "-m", "bench.scale", "--help"], cwd=BENCH.parent,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert first in out.stdout and first.rstrip().endswith((".", ")", "`"))
+    assert "Criteo-size experiments" in out.stdout

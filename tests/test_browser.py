@@ -309,24 +309,30 @@ def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_pa
 
 #: Widget texts the browser cuts off: a choice's text wider than its box (a selectbox value, a
 #: multiselect tag) or a tag pushed beyond the widget's right edge, a text input's or a
-#: selectbox's value, a metric's label or a button's label wider than its field.
+#: selectbox's value, a metric's label or a button's label wider than its field.  Returns the
+#: texts cut off and how many choice texts and fields were measured (a selector that no longer
+#: matches Streamlit's markup must not pass as "nothing cut off").
 CLIPPED = """() => {
   const out = [];
+  let choices = 0, fields = 0;
   for (const w of document.querySelectorAll(
       '[data-testid="stMultiSelect"], [data-testid="stSelectbox"]')) {
     const box = w.querySelector('.react-aria-ComboBox, [data-baseweb="select"]') || w;
     const right = box.getBoundingClientRect().right;
     for (const e of box.querySelectorAll('span, div')) {
       if (e.children.length || !e.textContent.trim()) continue;
+      choices += 1;
       if (e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > right + 1)
         out.push(w.innerText.split('\\n')[0] + ': ' + e.textContent.trim());
     }
   }
   for (const e of document.querySelectorAll(
       '[data-testid="stTextInput"] input, [data-testid="stSelectbox"] input, ' +
-      '[data-testid="stMetricLabel"] p, button p'))
+      '[data-testid="stMetricLabel"] p, button p')) {
+    fields += 1;
     if (e.scrollWidth > e.clientWidth + 1) out.push(e.value || e.textContent);
-  return out;
+  }
+  return {clipped: out, choices: choices, fields: fields};
 }"""
 
 
@@ -348,6 +354,10 @@ def test_settings_read_whole_in_a_laptop_window(app_url):
             else:
                 page.get_by_role("button", name=ready, exact=True).wait_for()
             page.wait_for_timeout(1500)  # widths settle after the first paint
-            assert page.evaluate(CLIPPED) == [], path
+            measured = page.evaluate(CLIPPED)
+            assert measured["clipped"] == [], path
+            assert measured["fields"] > 0, f"{path}: no field measured (markup changed?)"
+            if path == "train":  # the two model tags; the two selects' values are fields
+                assert measured["choices"] >= 2 and measured["fields"] >= 3, measured
             _assert_clean(page, path)
         browser.close()

@@ -257,22 +257,27 @@ def test_report_weighs_runs_against_random_and_states_the_profit_assumptions(pag
         rows.setdefault(cells[0], cells[1:])  # the first row with an empty first cell: header
     header = rows[""]
     col = header.index("AUUC@30%")
-    random_30 = float(rows["Random targeting"][col].split(" ± ")[0])
+    # random targeting's AUUC@30 %, derived here: a score tying every row is random order
+    # under the average tie policy; mean over the splits
+    from core.evaluation import auuc
+
+    random_30 = np.mean([auuc(s.y, s.t, np.zeros(len(s.y)), definition=DEFINITION,
+                              cutoff=0.3) for s in splits])
+    assert float(rows["Random targeting"][col].split(" ± ")[0]) == pytest.approx(
+        random_30, abs=5e-5)
     beats = []
     for rid in chosen:
         cells = rows[labels[rid]]
         low = float(cells[col + 1].strip("[]").split(", ")[0])
         if float(cells[col].split(" ± ")[0]) > random_30 and low > random_30:
             beats.append(labels[rid])
+    # the fixture's quick runs: neither is clearly above random at 30 % (pinned, so the
+    # sentence checked below is this case's)
+    assert beats == []
     takeaway = text[text.index("<h2>Takeaway</h2>"):text.index("<h2>Dataset</h2>")]
     first = takeaway[takeaway.index("<p>") + 3:]
-    if not beats:
-        assert first.startswith("No model beats random targeting at 30 % here: do not "
-                                "target by these scores.")
-    elif len(beats) == len(chosen):
-        assert first.startswith("Both runs beat random targeting at 30 %.")
-    else:
-        assert first.startswith(f"At 30 %, only {beats[0]} beats random targeting")
+    assert first.startswith("No model beats random targeting at 30 % here: do not "
+                            "target by these scores.")
     assert first.index("random targeting") < first.index("At 30 % targeting depth")
 
     # the profit section: assumptions, test rows and share, each run's verdict

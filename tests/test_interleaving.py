@@ -429,15 +429,19 @@ def test_estimators_require_the_design_that_produced_the_lists():
         estimate_rct(h["y"], h["shown"], h["la"], h["lb"])
     with pytest.raises(TypeError, match="design"):
         estimate_ips(h["y"], h["shown"], h["la"], h["lb"])
-    # HAND's shown lists are CBI draws too.  Eq. 7 terms (test_estimate_rct_by_hand): user 0
-    # differs by 0, user 1 by 2.  Under CBI user 0's term is defined with the probability q of
-    # the exact enumeration of Algorithm 1 (5/8 by hand: A first, common item 1/4 + A-only
-    # then B-only 1/8; B first, B-only 1/4); user 1's lists are disjoint, so one A item is
-    # always shown and q = 1.  EPI's q is 2/3 for both, which gave 1.5.
+    # HAND's shown lists are CBI draws too.  With user 0's item 2 not bought, eq. 7 gives user
+    # 0 a difference of 1 (A: shown 0 bought, unshown 1 not -> 1; B: shown 2, unshown 1, none
+    # bought -> 0) and user 1 a difference of 2 (test_estimate_rct_by_hand).  Under CBI user
+    # 0's term is defined with the probability q of the exact enumeration of Algorithm 1 (5/8
+    # by hand: A first, common item 1/4 + A-only then B-only 1/8; B first, B-only 1/4); user
+    # 1's lists are disjoint, so one A item is always shown and q = 1: (1/(5/8) + 2)/2 = 1.8.
+    # EPI's q is 2/3 for both users: (1.5 + 3)/2 = 2.25.
+    y = h["y"].copy()
+    y[0, 2] = 0
     q0 = float(exact_cbi(2, 1)[2])
     assert q0 == pytest.approx(5 / 8)
-    assert estimate_rct(h["y"], h["shown"], h["la"], h["lb"],
-                        design="cbi") == pytest.approx((0 / q0 + 2 / 1) / 2)
+    assert estimate_rct(y, h["shown"], h["la"], h["lb"], design="cbi") == pytest.approx(1.8)
+    assert estimate_rct(y, h["shown"], h["la"], h["lb"], design="epi") == pytest.approx(2.25)
 
 
 @pytest.mark.parametrize("methods, n_users, message", [

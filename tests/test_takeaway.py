@@ -205,8 +205,8 @@ def test_each_run_is_placed_against_random(values, intervals, start):
 
 
 def test_real_bootstrap_against_random_from_a_constant_score():
-    """Scores that rank against the uplift (and a coin) on a world where only x > 0 responds
-    to the treatment; random targeting's AUUC is that of a score tying every row."""
+    """Scores that rank with and against the uplift (and a coin) on a world where only x > 0
+    responds to the treatment; random targeting's AUUC is that of a score tying every row."""
     from core.evaluation.curves import auuc
 
     rng = np.random.default_rng(3)
@@ -214,7 +214,7 @@ def test_real_bootstrap_against_random_from_a_constant_score():
     x = rng.normal(size=n)
     t = rng.integers(0, 2, n)
     y = (rng.random(n) < 0.1 + 0.2 * t * (x > 0)).astype(int)
-    scores = {"backwards": -x, "coin": rng.random(n)}
+    scores = {"forwards": x, "backwards": -x, "coin": rng.random(n)}
     res = bootstrap_auuc(y, t, scores, definition="uplift_sep_rel", cutoffs=(0.3,),
                          n_boot=200, random_state=0, reference="coin")
     table = res.table().set_index("ranker")
@@ -227,5 +227,7 @@ def test_real_bootstrap_against_random_from_a_constant_score():
                     intervals={r: (table.at[r, "ci_low"], table.at[r, "ci_high"])
                                for r in scores})
     assert f"{random_auuc:.4f}" in text
-    assert text.startswith(NO_MODEL) == (not beats)
+    assert beats == ["forwards"]  # ranks by the effect: clearly above random, the others not
+    assert text.startswith("At 30 %, only forwards beats random targeting; backwards and "
+                           "coin do not")
     assert "backwards " in text and "below random targeting" in text
