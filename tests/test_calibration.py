@@ -57,6 +57,22 @@ def test_ties_stay_in_one_bin_and_degenerate_bins_warn():
         assert np.isnan(calibration_slope(y, t, np.zeros(8))[0])
 
 
+def test_a_bin_with_one_control_row_has_no_interval():
+    """The reviewer's case: bin 2 has one control row (y = 5) and four treated (mean 1). Its
+    observed uplift is 1 − 5 = −4, but one row has no variance estimate: the interval is
+    nan (it was [−5.39, −2.61], excluding 0 on one customer's word), with a warning."""
+    y = [0, 1, 0, 1, 0, 5.0, 0, 3.0, 1.0, 0]
+    t = [0, 0, 0, 0, 1, 0, 1, 1, 1, 1]
+    with pytest.warns(UserWarning, match="single treated or control row"):
+        table = calibration_table(y, t, np.arange(10), n_bins=2)
+    second = table.iloc[1]
+    assert (second["n_treated"], second["n_control"]) == (4, 1)
+    assert second["observed"] == pytest.approx((0 + 3 + 1 + 0) / 4 - 5)
+    assert np.isnan(second["low"]) and np.isnan(second["high"])
+    first = table.iloc[0]  # 1 treated row too: no interval either
+    assert (first["n_treated"], first["n_control"]) == (1, 4) and np.isnan(first["low"])
+
+
 @pytest.mark.parametrize("y, t, why", [
     (np.zeros(100, int), np.r_[np.ones(50, int), np.zeros(50, int)], "no responder"),
     (np.r_[np.ones(50, int), np.zeros(50, int)], np.ones(100, int), "no control row"),

@@ -60,8 +60,8 @@ def test_an_assumed_share_is_said_in_the_verdict():
     plain, assumed = srm_test(t, expected_treated_share=0.6), srm_test(
         t, expected_treated_share=0.6, assumed=True)
     assert assumed.attrs["verdict"] == plain.attrs["verdict"] + (
-        " The planned share was not given: it is the observed share rounded to 5 %, so only "
-        "a gross mismatch shows.")
+        " The planned share was not given: it is the observed share rounded to 5 % or a "
+        "simple fraction (⅓, ⅙, ⅛ …), so only a gross mismatch shows.")
 
 
 def test_srm_validation():

@@ -141,7 +141,8 @@ def test_the_control_arm_is_found_or_asked_for():
 def test_without_a_design_the_srm_test_uses_rounded_observed_shares():
     """An upload gives no design: the propensities take the observed shares when the arms
     differ, but the sample ratio test compares the counts with the observed shares rounded
-    to 5 % (as the one-treatment test does), not with the counts' own shares (p = 1)."""
+    to 5 % or a simple fraction (as the one-treatment test does), not with the counts' own
+    shares (p = 1 whatever the counts)."""
     from core.data.abmapping import frame_to_multiarm
 
     arms = np.repeat(["control", "coupon", "discount"], [2363, 1830, 1807])
@@ -161,6 +162,17 @@ def test_without_a_design_the_srm_test_uses_rounded_observed_shares():
     equal = frame_to_multiarm(frame.assign(arm=np.resize(["control", "b", "c"], arms.size)),
                               treatment="arm", outcome="y")
     np.testing.assert_allclose(equal.srm()["expected_share"], [1 / 3] * 3)
+    # splits of 1 : 2 and 1 : 2 : 3 are tested against thirds and sixths, not 35 % / 65 %
+    # (p = 1.4e-9 at 30,000 rows) or 15 % / 35 % / 50 %
+    for counts in ([10_000, 20_000], [10_000, 20_000, 30_000]):
+        split = np.repeat(["control", "b", "c"][:len(counts)], counts)
+        d = frame_to_multiarm(pd.DataFrame({"x": np.arange(split.size) % 7,
+                                            "y": np.arange(split.size) % 2, "arm": split}),
+                              treatment="arm", outcome="y")
+        srm = d.srm()
+        assert sorted(srm["counts"]) == counts
+        np.testing.assert_allclose(srm["expected_share"], srm["counts"] / sum(counts))
+        assert srm["p_value"] == pytest.approx(1.0)
     # a design given with the data is tested as it is
     given = frame_to_multiarm(frame, treatment="arm", outcome="y", design=[0.5, 0.25, 0.25])
     assert not given.design_assumed

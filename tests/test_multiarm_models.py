@@ -122,3 +122,8 @@ def test_per_arm_saves_loads_and_refuses_bad_arms(tmp_path):
     PerArmUplift("TwoModel", {"n_estimators": 3, "num_threads": 1}).fit(
         X, y, t, callback=lambda i, total: seen.append((i, total)))
     assert seen[-1] == (12, 12) and seen == sorted(seen)  # 2 arms × 2 models × 3 rounds
+    # an arm of 3 rows is fitted, with a warning naming it (its uplift is mostly noise)
+    tiny = t.copy()
+    tiny[np.flatnonzero(t == 2)[3:]] = 1
+    with pytest.warns(UserWarning, match=r"fewer than 50 rows \(arm 2: 3 rows\)"):
+        PerArmUplift("TwoModel", {"n_estimators": 3, "num_threads": 1}).fit(X, y, tiny)

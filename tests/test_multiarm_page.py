@@ -196,3 +196,50 @@ def test_calibration_caveat_names_exactly_the_arms_within_two_standard_errors_of
     assert every.startswith("Calibration: every arm's slope") and "C (slope undefined)" in every
     assert "nan" not in every
     assert calibration_caveat(table({"B": [0.13, 0.06], "D": [-0.5, 0.2]})) == ""
+
+
+def test_policy_table_random_arm_and_paired_comparison_by_brute_force():
+    """The random arm's value is the mean of the single-arm values (its expectation, no
+    draw); each policy's net value minus the rule's has the SE of the per-row differences,
+    computed here row by row."""
+    from core.runs import multiarm_runs
+
+    world, test, meta = _stored_run(3_000, 4)
+    cost = np.array([0.01, 0.03])
+    table = multiarm_runs.policy_table(test, world.arms, meta["design"], cost)
+    singles = table[table.index.str.startswith("everyone: ")]
+    assert table.loc["random arm", "value"] == pytest.approx(singles["value"].mean())
+    assert table.loc["random arm", "cost"] == pytest.approx(np.r_[0.0, cost].mean())
+    y, t = test["y"].to_numpy(), test["t"].to_numpy()
+    design = np.asarray(meta["design"])
+    rule = best_arm_policy(test[["tau_1", "tau_2"]].to_numpy(), cost)
+    full = np.r_[0.0, cost]
+
+    def net_terms(arm_of_row):
+        return np.array([(t[i] == arm_of_row[i]) * y[i] / design[t[i]] - full[arm_of_row[i]]
+                         for i in range(len(y))])
+
+    for k, arm in enumerate(world.arms):
+        d = net_terms(np.full(len(y), k)) - net_terms(rule)
+        row = table.loc[f"everyone: {arm}"]
+        assert row[multiarm_runs.VS_RULE] == pytest.approx(d.mean())
+        assert row[multiarm_runs.VS_RULE_SE] == pytest.approx(d.std(ddof=1) / np.sqrt(len(y)))
+    assert np.isnan(table.loc[multiarm_runs.RULE, multiarm_runs.VS_RULE_SE])
+
+
+def test_policy_takeaway_judges_by_the_paired_standard_error():
+    """Hillstrom visit's case (Two-model, seed 0): the rule 0.1711, everyone-Mens 0.1853;
+    √(SE₁² + SE₂²) = 0.0072 would call a −0.0142 difference noise, its paired SE 0.0048
+    does not."""
+    from core.runs import multiarm_runs
+
+    def table(paired_se):
+        return pd.DataFrame(
+            {"net value": [0.1711, 0.1075, 0.1853], "± SE": [0.0050, 0.0040, 0.0052],
+             multiarm_runs.VS_RULE: [np.nan, -0.0636, 0.0142],
+             multiarm_runs.VS_RULE_SE: [np.nan, 0.0063, paired_se]},
+            index=[multiarm_runs.RULE, "everyone: No E-Mail", "everyone: Mens E-Mail"])
+
+    assert "is worse than it" in multiarm_runs.policy_takeaway(table(0.0048), markdown=False)
+    assert "not distinguishable" in multiarm_runs.policy_takeaway(table(0.0072),
+                                                                   markdown=False)

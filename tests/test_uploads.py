@@ -214,15 +214,19 @@ def test_designed_shares_of_the_listed_datasets():
     assert designed_treated_share(None) == (None, "")
 
 
-@pytest.mark.parametrize("n_treated, n, expected", [
-    (524, 1000, 0.5), (526, 1000, 0.55), (300, 1000, 0.3), (10, 1000, 0.05),
-    (990, 1000, 0.95), (667, 1000, 0.65)])
-def test_an_unknown_design_is_the_observed_share_rounded_to_5_percent(n_treated, n, expected):
+@pytest.mark.parametrize("n_treated, n, expected, text", [
+    (524, 1000, 0.5, "50%"), (526, 1000, 0.55, "55%"), (300, 1000, 0.3, "30%"),
+    (10, 1000, 0.05, "5%"), (990, 1000, 0.95, "95%"), (1, 1000, 0.05, "5%"),
+    # a 1 : 2 split is a third, not 35 % (p = 1e-9 against 35 % at 30,000 rows)
+    (667, 1000, 2 / 3, "66.7%"), (10_000, 30_000, 1 / 3, "33.3%"), (340, 1000, 1 / 3, "33.3%"),
+    (345, 1000, 0.35, "35%"), (125, 1000, 0.125, "12.5%"), (170, 1000, 1 / 6, "16.7%")])
+def test_an_unknown_design_is_the_observed_share_rounded_to_5_percent_or_a_simple_fraction(
+        n_treated, n, expected, text):
     t = np.r_[np.ones(n_treated, int), np.zeros(n - n_treated, int)]
     assert assumed_treated_share(t) == pytest.approx(expected)
     share, note, assumed = srm_design(t)
     assert (share, assumed) == (pytest.approx(expected), True)
-    assert f"{expected:.0%} treated is assumed" in note
+    assert f"{text} treated is assumed" in note
 
 
 def test_srm_design_of_the_paper_scenarios_never_cries_wolf():

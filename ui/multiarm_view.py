@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.data import ABData
+from core.data.hygiene import share_text
 from core.evaluation import (
     calibration_table,
     ipw_scores,
@@ -65,9 +66,10 @@ def data_section(data: ABData) -> None:
                          "vs control": st.column_config.NumberColumn(format="%+.4f")})
         srm = multi.srm()
         if srm["assumed"]:
-            shares = " / ".join(f"{s:.0%}" for s in srm["expected_share"])
+            shares = " / ".join(share_text(s) for s in srm["expected_share"])
             text = ("χ² test of the arm counts against the shares assumed from the data (no "
-                    f"design given: the observed shares rounded to 5 %, {shares}): "
+                    "design given: the observed shares rounded to 5 % or a simple fraction, "
+                    f"{shares}): "
                     f"p = {srm['p_value']:.3f}")
         else:
             text = f"χ² test of the arm counts against the design: p = {srm['p_value']:.3f}"
@@ -172,10 +174,9 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     st.dataframe(table.rename(columns={"arm shares": multiarm_runs.shares_label(names)}),
                  width="stretch", key="ma_policies",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("value", "± SE", "cost", "net value")})
-    st.caption("Value = mean outcome per customer if every customer got the policy's arm, "
-               "estimated from the randomised test rows by inverse propensity (design shares), "
-               "± one standard error. Net value subtracts the mean cost.")
+                                for c in ("value", "± SE", "cost", "net value",
+                                          multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE)})
+    st.caption(multiarm_runs.POLICY_NOTE)
 
     qini_fig = None
     if not cost.any():

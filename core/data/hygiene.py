@@ -25,8 +25,8 @@ from scipy import stats
 
 from core._validation import check_binary
 
-__all__ = ["SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance", "imbalance_note",
-           "rounded_share", "share_text", "small_cells_note", "srm_test"]
+__all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance",
+           "imbalance_note", "rounded_share", "share_text", "small_cells_note", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -65,7 +65,7 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     alpha : float in (0, 1), default 0.001
     assumed : bool, default False
         The share was not given but assumed from the data (the observed share rounded to
-        5 %): the verdict then says that only a gross mismatch can show.
+        5 % or a simple fraction, :func:`rounded_share`): the verdict then says that only a gross mismatch can show.
 
     Returns
     -------
@@ -104,7 +104,7 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     )
     if assumed:
         verdict += (" The planned share was not given: it is the observed share rounded to "
-                    "5 %, so only a gross mismatch shows.")
+                    "5 % or a simple fraction (⅓, ⅙, ⅛ …), so only a gross mismatch shows.")
     out.attrs.update(statistic=statistic, df=1, pvalue=pvalue, alpha=alpha, srm=bool(srm),
                      verdict=verdict)
     return out
@@ -152,10 +152,21 @@ def small_cells_note(y: Any, t: Any, *, least: int = SMALL_CELL) -> str | None:
                "result as noise."))
 
 
+#: The shares a design is assumed to have when none is given: multiples of 5 % and the
+#: simple fractions analysts split by that are not (thirds, sixths, eighths: 1 : 2, 1 : 2 : 3,
+#: 1 : 7), from 5 % to 95 %.
+ROUND_SHARES = np.unique(np.r_[np.arange(1, 20) / 20, np.arange(1, 6) / 6, np.arange(1, 8) / 8])
+
+
 def rounded_share(share: Any) -> Any:
-    """Shares rounded to the nearest 5 %, within [5 %, 95 %]: the design assumed when none is
-    known (one arm's share, or every arm's; the caller rescales several to sum to 1)."""
-    return np.clip(np.round(np.asarray(share, dtype=np.float64) * 20) / 20, 0.05, 0.95)
+    """Shares snapped to the nearest of :data:`ROUND_SHARES` (5 %, 10 %, …, 95 % and the
+    thirds, sixths and eighths — an exact 1 : 2 split is tested against ⅓, not 35 %): the
+    design assumed when none is known (one arm's share, or every arm's; the caller rescales
+    several to sum to 1)."""
+    arr = np.asarray(share, dtype=np.float64)
+    nearest = np.abs(arr[..., None] - ROUND_SHARES).argmin(axis=-1)
+    out = ROUND_SHARES[nearest]
+    return float(out) if out.ndim == 0 else out
 
 
 def share_text(share: float) -> str:

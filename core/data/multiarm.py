@@ -50,7 +50,8 @@ class MultiArmData:
     design_assumed : bool, default False
         True when no design was given with the data and ``design`` was taken from the data
         (equal shares, or the observed ones when the arms differ clearly): the sample ratio
-        test (:meth:`srm`) then compares with the observed shares rounded to 5 %, as the
+        test (:meth:`srm`) then compares with the observed shares rounded (to 5 % or a
+        third, sixth or eighth: :func:`core.data.hygiene.rounded_share`), as the
         one-treatment test does (:func:`core.data.selection.assumed_treated_share`), instead
         of with shares read off the very counts it tests.
     name, description : str
@@ -157,8 +158,9 @@ class MultiArmData:
 
     def srm_shares(self) -> np.ndarray:
         """The arm shares the sample ratio test expects: the design, or, when it was assumed
-        (:attr:`design_assumed`), each arm's observed share rounded to the nearest 5 %
-        (:func:`core.data.hygiene.rounded_share`), the rounded shares scaled to sum to 1."""
+        (:attr:`design_assumed`), each arm's observed share rounded to the nearest 5 %, third,
+        sixth or eighth (:func:`core.data.hygiene.rounded_share`), the rounded shares scaled
+        to sum to 1."""
         if not self.design_assumed:
             return self.design
         from core.data.hygiene import rounded_share

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.data.datasets import DATASETS
-from core.data.hygiene import rounded_share
+from core.data.hygiene import rounded_share, share_text
 from core.data.synthetic import PAPER_SCENARIOS
 
 __all__ = ["DATASET_PARAMS", "DatasetChoice", "assumed_treated_share",
@@ -183,8 +183,9 @@ def designed_treated_share(key: str | None,
 
 
 def assumed_treated_share(t: Any) -> float:
-    """The observed treated share rounded to the nearest 5 %, within [5 %, 95 %] — the design
-    assumed when none is known."""
+    """The observed treated share snapped to a round share (the nearest 5 % or third, sixth,
+    eighth: :func:`core.data.hygiene.rounded_share`) — the design assumed when none is
+    known."""
     t = np.asarray(t)
     return float(rounded_share(float(t.mean()) if t.size else 0.5))
 
@@ -197,6 +198,6 @@ def srm_design(t: Any, key: str | None = None,
     if share is not None:
         return share, note, False
     share = assumed_treated_share(t)
-    return share, (f"The design of this test is not known: {share:.0%} treated is assumed (the "
-                   "observed share rounded to the nearest 5 %). Enter the planned share if you "
-                   "know it."), True
+    return share, (f"The design of this test is not known: {share_text(share)} treated is "
+                   "assumed (the observed share rounded to the nearest 5 %, third, sixth or "
+                   "eighth). Enter the planned share if you know it."), True

@@ -63,8 +63,9 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     pandas.DataFrame
         One row per bin: ``bin``, ``n``, ``n_treated``, ``n_control``, ``predicted`` (mean
         τ̂), ``observed`` (mean y treated − mean y control), ``low``, ``high`` (the
-        ``level`` normal interval).  A bin without treated or control rows has ``nan``
-        (with a warning).
+        ``level`` normal interval, Welch's standard error).  A bin without treated or
+        control rows has ``nan`` (with a warning); one with a single treated or control row
+        has an observed uplift but a ``nan`` interval (with a warning).
     """
     from scipy import stats
 
@@ -78,7 +79,7 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     ranks = stats.rankdata(tau, method="min")  # equal predictions share a rank
     b = np.minimum((ranks - 1) * n_bins // y.shape[0], n_bins - 1)
     z = stats.norm.ppf(0.5 + level / 2)
-    rows, missing = [], 0
+    rows, missing, single = [], 0, 0
     for j in np.unique(b):
         m = b == j
         yt, yc = y[m & (t == 1)].astype(float), y[m & (t == 0)].astype(float)
@@ -87,14 +88,21 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
             missing += not nothing
         else:
             obs = yt.mean() - yc.mean()
-            se = np.sqrt((yt.var(ddof=1) if yt.size > 1 else 0.0) / yt.size
-                         + (yc.var(ddof=1) if yc.size > 1 else 0.0) / yc.size)
+            # one row in an arm: its variance, hence the interval, cannot be estimated
+            # (taking it as 0 would drop that row's noise and give a far too narrow interval)
+            se = (np.sqrt(yt.var(ddof=1) / yt.size + yc.var(ddof=1) / yc.size)
+                  if min(yt.size, yc.size) > 1 else np.nan)
+            single += min(yt.size, yc.size) == 1
         rows.append({"bin": int(j) + 1, "n": int(m.sum()), "n_treated": int(yt.size),
                      "n_control": int(yc.size), "predicted": float(tau[m].mean()),
                      "observed": obs, "low": obs - z * se, "high": obs + z * se})
     if missing:
         warnings.warn(f"{missing} bin(s) lack treated or control rows; their observed uplift "
                       "is nan.", UndefinedMetricWarning, stacklevel=2)
+    if single:
+        warnings.warn(f"{single} bin(s) have a single treated or control row; their interval "
+                      "is nan (one row's variance is unknown).", UndefinedMetricWarning,
+                      stacklevel=2)
     return pd.DataFrame(rows)
 
 
@@ -107,7 +115,10 @@ def calibration_slope(y: Any, t: Any, tau_hat: Any, *,
     y, t, tau_hat : array-like of shape (n,)
         Outcome (0/1 or continuous), treatment 0/1, predicted uplift.
     propensity : float, optional
-        Treated share of the design; default the observed share.
+        Probability that a row of ``y, t`` is treated, default the observed treated share.
+        For one arm ``k`` of a several-arm test (its rows and the control rows, as
+        :meth:`core.data.MultiArmData.pair` gives them) that is the share within the pair,
+        ``e_k / (e_0 + e_k)`` — not the arm's share of the whole design ``e_k``.
 
     Returns
     -------

@@ -9,6 +9,8 @@ known shares.  A model predicts the uplift :math:`\hat\tau_{ik}` of arm k for un
 * :func:`policy_value` — the inverse-propensity estimate of a policy's mean outcome on the
   randomised data, :math:`\hat V = \frac1n\sum_i 1[T_i = \pi_i]\,Y_i / e_{i,T_i}`, and its
   standard error :math:`sd/\sqrt n`;
+* :func:`policy_difference` — two policies on the same rows, with the paired standard error
+  of the difference (:func:`policy_terms` gives the per-row terms);
 * :func:`ipw_scores` — per-unit unbiased uplift scores of each arm vs control,
   :math:`\Gamma_{ik} = 1[T_i=k]Y_i/e_{ik} - 1[T_i=0]Y_i/e_{i0}`, to evaluate a path with;
 * :func:`multi_armed_qini` — gain against spend when each unit may get at most one of K
@@ -38,7 +40,7 @@ import pandas as pd
 from core._validation import as_generator, check_level, check_positive_int
 
 __all__ = ["best_arm_policy", "ipw_scores", "multi_armed_qini", "multi_armed_qini_band",
-           "policy_value"]
+           "policy_difference", "policy_terms", "policy_value"]
 
 
 # ----------------------------------------------------------------------------- checks
@@ -128,23 +130,89 @@ def policy_value(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> tuple[fl
     -------
     (value, standard_error) : tuple of float
 
+    See Also
+    --------
+    policy_difference : two policies compared on the same rows (a paired standard error).
+
     >>> policy_value([1, 1, 0, 0], [1, 0, 1, 1], [1, 0, 0, 1], [[0.5, 0.5]] * 4)
     (1.0, 0.5773502691896257)
     """
+    terms = policy_terms(assigned_arm, y, t, propensity)
+    return _mean_se(terms)
+
+
+def policy_terms(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> np.ndarray:
+    r"""Per-row terms :math:`1[t_i = \pi_i]\,y_i / e_{i,t_i}` of :func:`policy_value` (their
+    mean is the value): to compare policies on the same rows, or to bootstrap.
+
+    ``assigned_arm`` may also be an ``(n, K+1)`` array of the probabilities with which a
+    stochastic policy assigns each arm; the term is then :math:`\pi_i(t_i)\,y_i/e_{i,t_i}`
+    (a uniformly random arm: :math:`y_i / ((K+1)\,e_{i,t_i})`, with no draw's noise).
+    """
     yv = np.asarray(y, dtype=np.float64)
-    n = yv.shape[0]
-    if yv.ndim != 1 or n < 2 or not np.isfinite(yv).all():
-        raise ValueError(f"y must be a finite 1-d array with at least two rows; got shape "
+    n = yv.shape[0] if yv.ndim else 0
+    if yv.ndim != 1 or n < 2:
+        raise ValueError(f"y must be a 1-d array with at least two rows; got shape "
                          f"{yv.shape}.")
-    pi, tv = _arms(assigned_arm, "assigned_arm", n), _arms(t, "t", n)
+    if not np.isfinite(yv).all():
+        bad = np.flatnonzero(~np.isfinite(yv))
+        raise ValueError(f"y must be finite; {bad.size:,} row(s) hold NaN or infinite values "
+                         f"(first: row {bad[0]}). Drop or fill them first.")
+    tv = _arms(t, "t", n)
     e = _propensity(propensity, n)
     k1 = e.shape[1]
-    for name, codes in (("assigned_arm", pi), ("t", tv)):
-        if codes.min() < 0 or codes.max() >= k1:
-            raise ValueError(f"{name} must hold arm codes 0…{k1 - 1} (propensity has {k1} "
-                             f"columns); got {codes.min()}…{codes.max()}.")
-    terms = (tv == pi) * yv / e[np.arange(n), tv]
-    return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(n))
+    if tv.min() < 0 or tv.max() >= k1:
+        raise ValueError(f"t must hold arm codes 0…{k1 - 1} (propensity has {k1} columns); "
+                         f"got {tv.min()}…{tv.max()}.")
+    weight = yv / e[np.arange(n), tv]
+    if np.ndim(assigned_arm) == 2:
+        prob = _propensity(assigned_arm, n)  # the same checks: probabilities summing to 1
+        if prob.shape[1] != k1:
+            raise ValueError(f"a stochastic assigned_arm needs {k1} columns (one per arm); "
+                             f"got {prob.shape[1]}.")
+        return prob[np.arange(n), tv] * weight
+    pi = _arms(assigned_arm, "assigned_arm", n)
+    if pi.min() < 0 or pi.max() >= k1:
+        raise ValueError(f"assigned_arm must hold arm codes 0…{k1 - 1} (propensity has {k1} "
+                         f"columns); got {pi.min()}…{pi.max()}.")
+    return (tv == pi) * weight
+
+
+def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, *,
+                      cost: Any = None) -> tuple[float, float]:
+    r"""Value of policy ``first`` minus that of ``second`` on the same rows, and the paired
+    standard error of the difference.
+
+    :math:`\hat\Delta = \frac1n\sum_i d_i`, :math:`d_i = v_i(\pi_1) - v_i(\pi_2)` with the
+    per-row terms :math:`v_i` of :func:`policy_terms`, minus the cost of each row's arm
+    under each policy when ``cost`` (per arm, control first, or ``(n, K+1)``) is given; SE
+    = :math:`sd(d, ddof=1)/\sqrt n`.  Both values come from the same rows, so their errors
+    are correlated: :math:`\sqrt{SE_1^2 + SE_2^2}` is too large when the policies mostly
+    agree (then most :math:`d_i` are 0) and too small when they disagree on most rows (a
+    row that counts for one counts against the other).
+
+    >>> policy_difference([1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 1, 1], [1, 0, 0, 1],
+    ...                   [[0.5, 0.5]] * 4)
+    (0.5, 0.5)
+    """
+    d = (policy_terms(first, y, t, propensity) - policy_terms(second, y, t, propensity))
+    if cost is not None:
+        n = d.shape[0]
+        k1 = np.asarray(propensity).shape[1]
+        c = _cost(cost, n, k1)
+        d = d - (_assigned_cost(first, c) - _assigned_cost(second, c))
+    return _mean_se(d)
+
+
+def _assigned_cost(policy: Any, cost: np.ndarray) -> np.ndarray:
+    """Each row's cost under a deterministic (arm codes) or stochastic (probabilities) policy."""
+    if np.ndim(policy) == 2:
+        return (np.asarray(policy, dtype=np.float64) * cost).sum(axis=1)
+    return cost[np.arange(cost.shape[0]), np.asarray(policy, dtype=np.int64)]
+
+
+def _mean_se(terms: np.ndarray) -> tuple[float, float]:
+    return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(terms.shape[0]))
 
 
 def ipw_scores(y: Any, t: Any, propensity: Any) -> np.ndarray:
@@ -152,6 +220,9 @@ def ipw_scores(y: Any, t: Any, propensity: Any) -> np.ndarray:
     :math:`\Gamma_{ik} = 1[t_i=k]\,y_i/e_{ik} - 1[t_i=0]\,y_i/e_{i0}`."""
     yv = np.asarray(y, dtype=np.float64)
     n = yv.shape[0]
+    if yv.ndim != 1 or not np.isfinite(yv).all():
+        raise ValueError("y must be a finite 1-d array (NaN or infinite outcomes have no "
+                         "score: drop or fill them first).")
     tv, e = _arms(t, "t", n), _propensity(propensity, n)
     if tv.min() < 0 or tv.max() >= e.shape[1]:
         raise ValueError(f"t must hold arm codes 0…{e.shape[1] - 1}.")

@@ -21,6 +21,7 @@ general response types. *SDM* (per-treatment models against one control).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +30,10 @@ import numpy as np
 from core.models._base import BaseModel, FeatureInfo, check_callback
 from core.models.baselines import make_model, model_from_dict, register_model_class
 
-__all__ = ["PerArmUplift"]
+__all__ = ["SMALL_ARM", "PerArmUplift"]
+
+#: An arm with fewer rows than this gets a warning when its model is fitted.
+SMALL_ARM = 50
 
 
 @register_model_class
@@ -44,7 +48,8 @@ class PerArmUplift(BaseModel):
     params : dict, optional
         Its keywords (the same for every arm).
     random_state : int or None, default=None
-        Seed of every arm's model (arm k uses ``random_state + k`` when an int).
+        Seed of every arm's model (arm k = 1…K uses ``random_state + k − 1`` when an int, so
+        arm 1 uses ``random_state`` itself).
 
     Attributes
     ----------
@@ -86,6 +91,13 @@ class PerArmUplift(BaseModel):
         empty = [k for k in range(n_arms + 1) if not (t == k).any()]
         if empty:
             raise ValueError(f"every arm needs rows; arm code(s) {empty} have none.")
+        counts = np.bincount(t, minlength=n_arms + 1)
+        small = [f"arm {k}: {counts[k]} rows" for k in range(n_arms + 1)
+                 if counts[k] < SMALL_ARM]
+        if small:
+            warnings.warn(f"Arms with fewer than {SMALL_ARM} rows ({'; '.join(small)}): the "
+                          "uplift predicted for them rests on a handful of customers and is "
+                          "mostly noise.", UserWarning, stacklevel=2)
         y = np.asarray(y)
         callback = check_callback(callback)
         if self.params is not None and not isinstance(self.params, Mapping):

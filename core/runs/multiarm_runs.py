@@ -20,10 +20,11 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence",
-           "list_multiarm_runs", "load_multiarm", "models_for", "multiarm_report",
-           "multiarm_sections", "multiarm_spec", "multiarm_task", "policy_table",
-           "policy_takeaway", "score_export", "shares_label", "split_rows"]
+__all__ = ["MULTIARM_MODELS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE", "arm_pair", "arm_summary",
+           "calibration_caveat", "cost_sentence", "list_multiarm_runs", "load_multiarm",
+           "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
+           "multiarm_task", "policy_table", "policy_takeaway", "score_export", "shares_label",
+           "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
 KIND = "multiarm"
@@ -138,28 +139,51 @@ def list_multiarm_runs(store: Any, fingerprint: str) -> pd.DataFrame:
     return frame.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
 
 
+RULE = "best arm per customer (model)"  #: the model's row of :func:`policy_table`
+#: What the policy table's columns mean, under the table on the page and in the report.
+POLICY_NOTE = ("Value = mean outcome per customer if every customer got the policy's arm, "
+               "estimated from the randomised test rows by inverse propensity (design shares), "
+               "± one standard error. Net value subtracts the mean cost. Net vs rule = this "
+               "policy's net value minus the model rule's, ± the standard error of that "
+               "difference on the same customers. The random arm gives each customer each "
+               "arm with equal chance (its expected value, not one draw).")
+VS_RULE, VS_RULE_SE = "net vs rule", "net vs rule ± SE"  #: its paired comparison columns
+
+
 def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
                  cost: np.ndarray) -> pd.DataFrame:
     """IPW value ± SE of the best-arm rule, every single arm and a random arm, each with its
-    mean cost and net value (value − cost) per customer, and the share of customers each
-    arm gets (``"arm shares"``, the arms in order: :func:`shares_label` names them)."""
-    from core.evaluation import best_arm_policy, policy_value
+    mean cost and net value (value − cost) per customer, the share of customers each arm
+    gets (``"arm shares"``, the arms in order: :func:`shares_label` names them), and its net
+    value minus the rule's with the paired standard error of that difference
+    (:data:`VS_RULE`, :data:`VS_RULE_SE`; :func:`core.evaluation.policy_difference` — the
+    policies are scored on the same rows, so the two values' errors are correlated).
+
+    "random arm" gives every customer each arm with probability ``1 / (K + 1)``: its value
+    is the exact expectation over the draws (the mean of the single-arm values), not one
+    draw's."""
+    from core.evaluation import best_arm_policy, policy_difference, policy_value
 
     y, t = test["y"].to_numpy(), test["t"].to_numpy()
-    tau = test[[f"tau_{k}" for k in range(1, len(arms))]].to_numpy()
-    prop = np.tile(np.asarray(design), (len(y), 1))
+    n, k1 = len(y), len(arms)
+    tau = test[[f"tau_{k}" for k in range(1, k1)]].to_numpy()
+    prop = np.tile(np.asarray(design), (n, 1))
     full_cost = np.r_[0.0, cost]
-    rng = np.random.default_rng(0)
-    policies = {"best arm per customer (model)": best_arm_policy(tau, cost),
-                **{f"everyone: {a}": np.full(len(y), k) for k, a in enumerate(arms)},
-                "random arm": rng.integers(0, len(arms), len(y))}
+    policies = {RULE: best_arm_policy(tau, cost),
+                **{f"everyone: {a}": np.full(n, k) for k, a in enumerate(arms)},
+                "random arm": np.full((n, k1), 1.0 / k1)}
     rows = []
     for name, pi in policies.items():
         value, se = policy_value(pi, y, t, prop)
-        spend = float(full_cost[pi].mean())
-        shares = np.bincount(pi, minlength=len(arms)) / len(y)
+        if pi.ndim == 2:  # a stochastic policy: expected cost and shares
+            spend, shares = float((pi @ full_cost).mean()), pi.mean(axis=0)
+        else:
+            spend = float(full_cost[pi].mean())
+            shares = np.bincount(pi, minlength=k1) / n
+        diff, diff_se = ((np.nan, np.nan) if name == RULE else policy_difference(
+            pi, policies[RULE], y, t, prop, cost=full_cost))
         rows.append({"policy": name, "value": value, "± SE": se, "cost": spend,
-                     "net value": value - spend,
+                     "net value": value - spend, VS_RULE: diff, VS_RULE_SE: diff_se,
                      "arm shares": " / ".join(f"{s:.0%}" for s in shares)})
     return pd.DataFrame(rows).set_index("policy")
 
@@ -205,23 +229,26 @@ def arm_summary(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
 def policy_takeaway(table: pd.DataFrame, *, markdown: bool = True) -> str:
     """One sentence: the model's best-arm rule against the best single arm, by net value.
 
-    "Better" / "worse" needs the difference to exceed twice the standard error of a
-    difference of independent estimates, √(SE₁² + SE₂²) — conservative here, as both values
-    come from the same test rows.  ``markdown=False`` writes plain text (for the HTML report,
+    "Better" / "worse" needs the difference to exceed twice its paired standard error (the
+    :data:`VS_RULE_SE` column of :func:`policy_table`: both values come from the same test
+    rows, so the SE of the difference is that of the per-row differences — not
+    √(SE₁² + SE₂²), which is too small when the policies disagree on most rows and too large
+    when they mostly agree).  ``markdown=False`` writes plain text (for the HTML report,
     which prints text as it is) instead of the page's emphasis."""
-    rule = table.loc["best arm per customer (model)"]
+    rule = table.loc[RULE]
     singles = table[table.index.str.startswith("everyone: ")]
     best = singles["net value"].idxmax()
     other = singles.loc[best]
     diff = rule["net value"] - other["net value"]
-    noise = 2 * float(np.hypot(rule["± SE"], other["± SE"]))
+    noise = 2 * float(other[VS_RULE_SE])
     verdict = ("better than" if diff > noise else "worse than" if diff < -noise
                else "not distinguishable from")
     name, verdict = (f"*{best}*", f"**{verdict}**") if markdown else (f"\"{best}\"", verdict)
     return (f"The model's best-arm rule is worth {rule['net value']:.4g} ± {rule['± SE']:.2g} "
             f"per customer after costs; the best single policy, {name}, "
             f"{other['net value']:.4g} ± {other['± SE']:.2g}. The rule is {verdict} it "
-            f"(difference {diff:+.3g}; noise level 2·√(SE₁² + SE₂²) = {noise:.2g}).")
+            f"(difference {diff:+.3g}; noise level: twice its standard error on the same "
+            f"customers, {noise:.2g}).")
 
 
 def cost_sentence(arms: list[str], cost) -> str:
@@ -315,9 +342,7 @@ def multiarm_sections(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any
         ("Each arm against control", [figs.get("Uplift curve of each arm vs control"),
                                       _readable(per_arm)]),
         ("Policies", [_readable(policies.rename(columns={"arm shares": shares_label(arms)})),
-                      "Value = mean outcome per customer if every "
-                      "customer got the policy's arm (inverse-propensity estimate on the test "
-                      "rows, ± one standard error). " + cost_sentence(arms, cost)]),
+                      POLICY_NOTE + " " + cost_sentence(arms, cost)]),
         ("Multi-armed Qini curve", [figs.get("Multi-armed Qini curve")
                                     or "Not drawn: every arm is free (cost 0)."]),
         ("Calibration", [figs.get("Calibration by decile")]),
