@@ -10,6 +10,7 @@ from core.runs.presets import (
     LAMBDAMART_METRICS,
     PRESETS,
     QUERIES,
+    arm_balance_note,
     model_params,
     run_label,
     run_table,
@@ -61,6 +62,9 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     common.remember("train_k", 100)
     k_pct = c2.slider("PCG@k (% of each query)", 5, 100, step=5, key="train_k",
                       disabled=not uses_k, help=GLOSSARY["PCG"])
+    note = arm_balance_note(float(data.t.mean()), query)
+    if note and LAMBDAMART in chosen:
+        st.info(note, icon=":material/balance:")
 c1, c2, c3 = st.columns(3)
 common.remember("train_scheme", "holdout", options=("holdout", "repeated"))
 scheme = c1.radio("Evaluation", ["holdout", "repeated"], horizontal=True, key="train_scheme",

@@ -159,6 +159,19 @@ def test_scale_bench_trains_both_models_in_memory_and_on_a_cluster(tmp_path):
     assert runs["dask"]["cluster_gb"] > 0
 
 
+def test_arm_balance_bench_scores_every_model_at_every_share():
+    from bench import arm_balance
+
+    text = arm_balance.main(["--rows", "1500", "--test-rows", "3000", "--rounds", "3",
+                             "--seeds", "2"])
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [r.split(" | ")[0][2:] for r in rows] == list(arm_balance.MODELS)
+    assert all(r.count("ρ") == 3 for r in rows)
+    tau = np.array([0.3, -0.1, 0.2, 0.0])  # by hand: ranked 0.3, 0.2, 0.0, −0.1
+    assert arm_balance.true_auuc(tau, tau) == pytest.approx(
+        np.mean([0.3, 0.5, 0.5, 0.4]) / 4)
+
+
 def test_blocks_bench_runs_each_block_size():
     from bench import blocks
 
@@ -287,8 +300,8 @@ def test_compare_sections_bench_times_every_section_of_the_page(capsys):
     assert "3,000 test rows (of a 10,000-row stand-in)" in out
 
 
-@pytest.mark.parametrize("name", ["app_latency", "blocks", "compare_sections", "curves",
-                                  "interleaving", "objective_speed", "scale", "letor"])
+@pytest.mark.parametrize("name", ["app_latency", "arm_balance", "blocks", "compare_sections",
+                                  "curves", "interleaving", "objective_speed", "scale", "letor"])
 def test_help_says_what_the_bench_measures_in_whole_sentences(name, monkeypatch, capsys):
     """``--help`` shows the docstring's first paragraph (the first line alone stopped
     mid-sentence: "… from Parquet, in"); in this process (each bench's ``main`` reads

@@ -600,6 +600,59 @@ def test_block_queries_cover_every_row_once_in_single_arm_blocks():
     assert np.array_equal(whole, np.r_[np.flatnonzero(t == 1), np.flatnonzero(t == 0)])
 
 
+def test_equal_query_weights_make_separate_pcg_the_separate_relative_auuc():
+    """Weights n / (Q·|q|) (by hand: sizes 3 and 1 of 4 rows → 2/3 and 2) turn eq. 26's
+    separate PCG on the §4.2 simulation with |C| = 9|T| from −160.9 (the control query's
+    9× weight wins) into n/2 × the separate relative AUUC, 340.9, up to the two formulas'
+    discretisation (340.3)."""
+    from core.data.synthetic import make_paper_simulation
+    from core.evaluation.metrics import pcg, relevance_labels, uplift_pcg
+    from core.models.lambdamart import query_weights, uplift_queries
+
+    np.testing.assert_allclose(query_weights([3, 1]), [2 / 3, 2 / 3, 2 / 3, 2.0])
+    d = make_paper_simulation(20_000, scenario="more_control", random_state=0)
+    s, n = d.scores["simulated score"], d.n
+    order, sizes = uplift_queries(d.t, "separate")
+    rel, weight = relevance_labels(d.y, d.t, labels="rel")[order], query_weights(sizes)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    per_query = [pcg(rel[a:a + m], s[order][a:a + m]) for a, m in zip(starts, sizes)]
+    assert sum(per_query) == pytest.approx(uplift_pcg(d.y, d.t, s, query="separate"))
+    weighted = sum(p * weight[a] for p, a in zip(per_query, starts))
+    target = n / 2 * auuc(d.y, d.t, s, definition="uplift_sep_rel", ties="stable")
+    assert sum(per_query) < 0 < target
+    assert weighted == pytest.approx(target, rel=0.005)
+
+
+def test_equal_query_weights_train_on_those_weights_and_change_nothing_for_equal_arms(
+        monkeypatch):
+    world = make_uplift_world(2_000, random_state=3)
+    X, y = world.X, world.y
+    kw = {"n_estimators": 5, "num_threads": 1, "random_state": 0}
+    balanced = np.r_[np.ones(1_000, np.int8), np.zeros(1_000, np.int8)]
+    plain = LambdaMARTUplift(labels="rel", **kw).fit(X, y, balanced)
+    equal = LambdaMARTUplift(labels="rel", query_weights="equal", **kw).fit(X, y, balanced)
+    np.testing.assert_array_equal(plain.predict(X), equal.predict(X))  # every weight is 1
+    # unequal arms (200 treated, 1,800 control): the objective gets n / (2|q|) per row
+    skewed = (np.arange(2_000) % 10 == 0).astype(np.int8)
+    unweighted = LambdaMARTUplift(labels="rel", **kw).fit(X, y, skewed)
+    seen = {}
+    original = core.objectives.lambdas.LambdaObjective.__call__
+
+    def spy(self, preds, data, *rest):
+        seen.setdefault("weight", np.array(data.get_weight()))
+        seen.setdefault("group", np.array(data.get_group()))
+        return original(self, preds, data, *rest)
+
+    monkeypatch.setattr(core.objectives.lambdas.LambdaObjective, "__call__", spy)
+    fitted = LambdaMARTUplift(labels="rel", query_weights="equal", **kw).fit(X, y, skewed)
+    assert seen["group"].tolist() == [200, 1_800]
+    np.testing.assert_allclose(seen["weight"], np.r_[np.full(200, 2_000 / 400),
+                                                     np.full(1_800, 2_000 / 3_600)], rtol=1e-7)
+    assert not np.array_equal(fitted.predict(X), unweighted.predict(X))
+    with pytest.raises(ValueError, match="query_weights"):
+        LambdaMARTUplift(query_weights="size").fit(X, y, skewed)
+
+
 # --------------------------------------------------------------------------- small data
 @pytest.mark.parametrize("multiclass", ["sum", "pairwise"])
 @pytest.mark.parametrize("loss", ["hinge", "logistic"])

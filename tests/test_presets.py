@@ -38,3 +38,14 @@ def test_cutoff_k_follows_the_metric():
     assert model_params(LAMBDAMART, metric="map")["k"] is None
     with pytest.raises(ValueError, match="metric 'map' takes no cut-off k; got k=0.3"):
         model_params(LAMBDAMART, metric="map", k=0.3)
+
+
+def test_the_arm_balance_note_advises_the_joint_query_only_for_unbalanced_separate_queries():
+    from core.runs.presets import arm_balance_note
+
+    assert arm_balance_note(0.5, "separate") == arm_balance_note(0.25, "separate") == ""
+    assert arm_balance_note(0.1, "joint") == ""
+    low, high = arm_balance_note(0.1, "separate"), arm_balance_note(0.9, "separate")
+    assert low.startswith("10% of the rows are treated") and "on the control query" in low
+    assert "on the treated query" in high
+    assert "Queries = joint, Relevance labels = Rel" in low

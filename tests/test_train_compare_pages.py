@@ -211,3 +211,17 @@ def test_a_job_another_open_tab_follows_is_not_listed_nor_cancellable_here():
     listed, mine = listed_jobs(Runner(), "A", is_open=lambda sid: sid == "B")
     # tab B is open: its jobs are its own business (they stop only from B); C's tab is gone
     assert [j.job_id for j in listed] == ["mine", "orphan"] and mine == {"mine"}
+
+
+def test_unbalanced_arms_bring_the_joint_query_advice():
+    """|C| = 9|T| (the paper's 'more control' scenario): the Train page advises the joint
+    query with Rel labels while LambdaMART would train on separate queries, not after."""
+    at = assert_clean(AppTest.from_file(APP, default_timeout=60).run())
+    at.selectbox(key="data_key").set_value("paper_simulation").run()
+    at.selectbox(key="data_paper_simulation_scenario").set_value("more_control")
+    assert_clean(at.button(key="data_load").click().run())
+    assert_clean(at.switch_page("pages/train.py").run())
+    advice = [i.value for i in at.info if "joint" in str(i.value)]
+    assert advice and advice[0].startswith("10% of the rows are treated")
+    assert_clean(at.radio(key="train_query").set_value("joint").run())
+    assert not [i for i in at.info if "joint" in str(i.value)]

@@ -65,7 +65,8 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     alpha : float in (0, 1), default 0.001
     assumed : bool, default False
         The share was not given but assumed from the data (the observed share rounded to
-        5 % or a simple fraction, :func:`rounded_share`): the verdict then says that only a gross mismatch can show.
+        5 % or a simple fraction, :func:`rounded_share`): the verdict then says that only a
+        gross mismatch can show.
 
     Returns
     -------

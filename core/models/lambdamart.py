@@ -45,8 +45,9 @@ from core.models._base import (
 from core.objectives import CUTOFF_METRICS
 from core.objectives import lambdas as objectives
 
-__all__ = ["EVAL_METRICS", "QUERIES", "RANKER_METRICS", "RANKER_OBJECTIVES", "UPLIFT_METRICS",
-           "LambdaMARTRanker", "LambdaMARTUplift", "validation_set"]
+__all__ = ["EVAL_METRICS", "QUERIES", "QUERY_WEIGHTS", "RANKER_METRICS", "RANKER_OBJECTIVES",
+           "UPLIFT_METRICS", "LambdaMARTRanker", "LambdaMARTUplift", "query_weights",
+           "validation_set"]
 
 #: Metrics :class:`LambdaMARTUplift` can boost (``*_exp``: DCG2 gain ``2^rel − 1``).
 UPLIFT_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map")
@@ -57,6 +58,7 @@ RANKER_METRICS = ("auc", "mauc", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "map")
 RANKER_OBJECTIVES = (*RANKER_METRICS, "lambdarank")
 #: Query settings of :class:`LambdaMARTUplift`.
 QUERIES = ("separate", "joint")
+QUERY_WEIGHTS = ("none", "equal")
 
 
 def _check_k(k: Any, metric: str) -> int | float | None:
@@ -177,6 +179,15 @@ class LambdaMARTUplift(_LambdaMARTBase):
         is what training on Dask partitions does (a query never spans two partitions); the
         labels keep the whole training set's normalisation.  None = the paper's queries over
         all rows.
+    query_weights : {{"none", "equal"}}, default="none"
+        ``"none"`` is the paper's eq. 26: every query adds its PCG, so a query weighs in
+        proportion to its rows — on separate queries about ``|T|`` × the treated area minus
+        ``|C|`` × the control area.  ``"equal"`` gives every query the same total weight:
+        each row's gradient and hessian times ``n / (Q·|q|)`` (``Q`` queries, ``|q|`` the
+        row's query; LightGBM row weights, which the λ-objective applies), so on separate
+        queries the objective is ``n/2`` × the separate relative AUUC (treated area minus
+        control area) whatever the arm sizes.  The two coincide when the queries have equal
+        sizes.
 {_COMMON_DOC}
 
     Attributes
@@ -195,7 +206,7 @@ class LambdaMARTUplift(_LambdaMARTBase):
 
     def __init__(self, metric: str = "pcg", *, query: str = "separate", labels: str = "abs1",
                  k: int | float | None = None, block_rows: int | None = None,
-                 n_estimators: int = 500,
+                 query_weights: str = "none", n_estimators: int = 500,
                  learning_rate: float = 0.01, method: str = "auto", bins: int = 256,
                  sigma: float = 1.0, num_leaves: int = 31, min_child_samples: int = 20,
                  subsample: float = 1.0, colsample_bytree: float = 1.0, reg_alpha: float = 0.0,
@@ -210,6 +221,7 @@ class LambdaMARTUplift(_LambdaMARTBase):
         self.__dict__.pop("train_relevance_", None)
         check_choice(self.query, "query", QUERIES)
         check_choice(self.labels, "labels", UPLIFT_LABELS)
+        check_choice(self.query_weights, "query_weights", QUERY_WEIGHTS)
         info, frame, y, t = check_uplift_fit(X, y, treatment,
                                              continuous=self.labels == "transformed")
         # (the paper's label sets need 0/1: check_uplift_fit says so for a continuous y)
@@ -221,11 +233,20 @@ class LambdaMARTUplift(_LambdaMARTBase):
             relevance = relevance_labels(y, t, labels=self.labels)
         order, sizes = uplift_queries(t, self.query, block_rows=self.block_rows,
                                       random_state=self.random_state)
+        weight = query_weights(sizes) if self.query_weights == "equal" else None
         booster = self._train(params, frame.iloc[order].reset_index(drop=True),
-                              relevance[order], n_rounds, callback=callback, group=sizes)
+                              relevance[order], n_rounds, callback=callback, group=sizes,
+                              weight=weight)
         self.booster_, self.group_sizes_, self.features_ = booster, sizes, info
         self.train_relevance_ = relevance
         return self
+
+
+def query_weights(sizes: np.ndarray) -> np.ndarray:
+    """Row weights giving every query the same total, ``n / (Q·|q|)`` for a row of query ``q``
+    (``Q`` queries, ``n`` rows, so the weights sum to ``n``), in query order."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return np.repeat(sizes.sum() / (sizes.size * sizes.astype(np.float64)), sizes)
 
 
 def uplift_queries(t: np.ndarray, query: str, *, block_rows: int | None = None,

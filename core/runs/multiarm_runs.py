@@ -20,8 +20,8 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE", "arm_pair", "arm_summary",
-           "calibration_caveat", "cost_sentence", "list_multiarm_runs", "load_multiarm",
+__all__ = ["MULTIARM_MODELS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE", "arm_pair",
+           "arm_summary", "calibration_caveat", "cost_sentence", "list_multiarm_runs", "load_multiarm",
            "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
            "multiarm_task", "policy_table", "policy_takeaway", "score_export", "shares_label",
            "split_rows"]
