@@ -13,8 +13,9 @@ from core.runs.report import RANGES_NOTE
 from core.runs.views import (
     auuc_csv,
     auuc_display,
-    constant_rankers,
     bands_frame,
+    constant_rankers,
+    default_runs,
     depth_display,
     display_labels,
     least_decimals,
@@ -23,6 +24,7 @@ from core.runs.views import (
     ranks_display,
     scores_frame,
     test_splits,
+    unreadable_runs,
 )
 from ui import common
 from ui import compare_view as view
@@ -50,9 +52,20 @@ if not runs:
 
 # Run names are long: the run picker takes a row and the reference run sits with the paired
 # tests (side by side in thirds, a laptop-wide page cut the second run and the names off).
-common.remember("cmp_runs", list(runs)[:4], shared=f"{common.SHARED_RUNS}_{fingerprint}",
-                options=list(runs))
+common.remember("cmp_runs", default_runs(list(runs.values())),
+                shared=f"{common.SHARED_RUNS}_{fingerprint}", options=list(runs))
 chosen = st.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
+if broken := unreadable_runs([runs[rid] for rid in chosen]):
+    st.warning("Left out of the comparison — the files of "
+               + "; ".join(f"**{labels[rid]}** ({why})" for rid, why in broken.items())
+               + " cannot be read (changed or deleted outside the app). Delete "
+               + ("it" if len(broken) == 1 else "them") + " and train again.",
+               icon=":material/broken_image:")
+    if st.button("Delete the damaged run" + "s" * (len(broken) > 1), key="cmp_drop_broken"):
+        for rid in broken:
+            common.runner().store.delete(rid)
+        st.rerun()
+    chosen = [rid for rid in chosen if rid not in broken]
 common.remember("cmp_def", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
                 options=list(DEFINITIONS))
 definition = st.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",

@@ -125,6 +125,16 @@ job_panel()
 
 st.subheader("Trained runs on this dataset")
 runs = runner.store.list(fingerprint=fingerprint)
+if damaged := runner.store.damaged(fingerprint=fingerprint):
+    st.warning(f"{len(damaged)} stored run{'s' * (len(damaged) > 1)} cannot be read and "
+               f"{'are' if len(damaged) > 1 else 'is'} not listed (files changed or deleted "
+               "outside the app): " + "; ".join(f"`{rid}`: {why}" for rid, why in damaged)
+               + ". Training the same settings again replaces a damaged run.",
+               icon=":material/broken_image:")
+    if st.button("Delete the damaged run" + "s" * (len(damaged) > 1), key="train_drop_broken"):
+        for rid, _ in damaged:
+            runner.store.delete(rid)
+        st.rerun()
 if runs:
     st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs")
     st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "

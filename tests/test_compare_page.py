@@ -372,3 +372,51 @@ def test_the_report_comes_offline_or_small_for_e_mail(page):
     offline = next(p for i, p in buttons.items() if "cmp_dl_report" in i and "small" not in i)
     small = next(p for i, p in buttons.items() if "cmp_dl_report_small" in i)
     assert "offline" in offline.help and "internet" in small.help
+
+
+def _stored_runs(data, runs_dir, models):
+    """Runs of ``models`` written straight into the store: the same test rows, random
+    scores (the page only reads what is stored)."""
+    from core.runs.store import RunConfig
+
+    store, rng = RunStore(runs_dir), np.random.default_rng(0)
+    index = np.arange(0, data.n, 3)
+    runs = []
+    for model in models:
+        config = RunConfig.for_data(data, model, {"n_estimators": 5}, dataset="world",
+                                    options={"n": data.n, "random_state": 0})
+        with store.writer(config) as w:
+            w.add_split(0, index, data.y[index], data.t[index], rng.random(index.size))
+            runs.append(w.commit({}))
+    return store, runs
+
+
+def test_a_run_with_damaged_score_files_is_left_out_named_and_can_be_deleted(tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    store, (good, bad) = _stored_runs(at.session_state["data"], tmp_path,
+                                      ["TwoModel", "FlippedLabel"])
+    (bad.path / "scores_0.npz").write_bytes(b"")  # truncated outside the app
+    assert_clean(at.switch_page("pages/compare.py").run())
+    labels = display_labels([good, bad])
+    warning = " ".join(str(w.value) for w in at.warning)
+    assert f"**{labels[bad.run_id]}** (scores_0.npz is damaged" in warning
+    table = next(d.value for d in at.dataframe if "AUUC@30%" in d.value.columns)
+    assert labels[good.run_id] in table.index and labels[bad.run_id] not in table.index
+    assert_clean(at.button(key="cmp_drop_broken").click().run())
+    assert [r.run_id for r in store.list()] == [good.run_id]
+
+
+def test_damaged_runs_are_named_on_the_train_page_and_can_be_deleted(tmp_path, monkeypatch):
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    store, (good, bad) = _stored_runs(at.session_state["data"], tmp_path,
+                                      ["TwoModel", "FlippedLabel"])
+    (bad.path / "result.json").write_text('{"status": ')  # cut off mid-write by hand
+    assert_clean(at.switch_page("pages/train.py").run())
+    warning = " ".join(str(w.value) for w in at.warning)
+    assert "1 stored run cannot be read and is not listed" in warning
+    assert f"`{bad.run_id}`: a file is damaged" in warning
+    assert_clean(at.button(key="train_drop_broken").click().run())
+    assert not store.damaged() and [r.run_id for r in store.list()] == [good.run_id]

@@ -265,6 +265,63 @@ def test_list_skips_temporary_and_broken_folders(tmp_path):
     assert not store.exists("0" * 16)
 
 
+def test_damaged_runs_are_named_not_listed_and_replaced_by_training_again(tmp_path):
+    """A run whose result.json was truncated, or whose config.json was deleted, by hand: not
+    listed, named by damaged() with what is wrong (only its dataset's, or any whose dataset
+    is unknown), not 'exists' (so the same settings train again), and replaced by the new
+    run's commit."""
+    store = RunStore(tmp_path)
+    truncated, other_data = config(), config(fingerprint="cd" * 32)
+    run, kept = write_run(store, truncated), write_run(store, other_data)
+    text = (run.path / "result.json").read_text()
+    (run.path / "result.json").write_text(text[: len(text) // 2])
+    gone = write_run(store, config(seed=5))
+    (gone.path / "config.json").unlink()
+    (kept.path / "result.json").write_text("[]")  # valid JSON, not a result
+    assert store.list() == []
+    damaged = dict(store.damaged())
+    assert set(damaged) == {run.run_id, gone.run_id, kept.run_id}
+    assert damaged[gone.run_id] == "config.json is missing or unreadable"
+    assert damaged[run.run_id].startswith("a file is damaged")
+    assert set(dict(store.damaged(fingerprint=truncated.fingerprint))) == {run.run_id,
+                                                                          gone.run_id}
+    assert not store.exists(run.run_id)
+    again = write_run(store, truncated, {"note": "again"})
+    assert store.get(run.run_id).result["note"] == "again" and again.run_id == run.run_id
+    assert run.run_id not in dict(store.damaged())
+
+
+def test_a_run_names_its_unreadable_score_files(tmp_path):
+    store = RunStore(tmp_path)
+    run = write_run(store, config(scheme="repeated", n_repeats=3))
+    assert run.problem() is None
+    (run.path / "scores_2.npz").unlink()
+    assert run.problem() == "scores_2.npz is missing"
+    (run.path / "scores_1.npz").write_bytes(b"")
+    assert run.problem().startswith("scores_1.npz is damaged (")
+    np.savez(run.path / "scores_0.npz", index=np.arange(3))
+    assert run.problem() == "scores_0.npz lacks score, t, y"
+
+
+def test_compare_starts_with_the_newest_runs_sharing_test_rows(tmp_path):
+    from core.runs.views import default_runs
+
+    store = RunStore(tmp_path)
+    runs = [write_run(store, config(seed=seed, model=model))
+            for seed, model in ((0, "TwoModel"), (0, "FlippedLabel"), (1, "TwoModel"),
+                                (0, "DummyTreatment"))]
+    for minute, run in enumerate(runs):  # trained a minute apart, in this order
+        result = json.loads((run.path / "result.json").read_text())
+        result["created"] = f"2026-11-26T10:0{minute}:00+00:00"
+        (run.path / "result.json").write_text(json.dumps(result))
+    listed = store.list()
+    assert [r.run_id for r in listed] == [r.run_id for r in runs]  # oldest first
+    # the newest (seed 0) and the other seed-0 runs, not the seed-1 run in between
+    assert default_runs(listed) == [runs[0].run_id, runs[1].run_id, runs[3].run_id]
+    assert default_runs(listed, k=2) == [runs[1].run_id, runs[3].run_id]
+    assert default_runs([]) == []
+
+
 @pytest.mark.parametrize("bad", ["../etc", "ABCDEF0123456789", "abc", None])
 def test_run_ids_are_checked_before_touching_the_disk(tmp_path, bad):
     with pytest.raises(ValueError, match="run_id must be 16 lower-case hex digits"):

@@ -37,6 +37,7 @@ import re
 import shutil
 import tempfile
 import time
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -282,6 +283,23 @@ class Run:
         with np.load(self.path / f"scores_{i}.npz", allow_pickle=False) as z:
             return SplitScores(z["index"], z["y"], z["t"], z["score"])
 
+    def problem(self) -> str | None:
+        """What makes this run's score files unreadable (deleted, truncated, not an ``.npz``
+        of the run's arrays), or ``None``.  Opens each file's index only (cheap: the arrays
+        are not read)."""
+        for i in range(self.n_splits):
+            name = f"scores_{i}.npz"
+            try:
+                with np.load(self.path / name, allow_pickle=False) as z:
+                    missing = sorted({"index", "y", "t", "score"} - set(z.files))
+            except FileNotFoundError:
+                return f"{name} is missing"
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+                return f"{name} is damaged ({type(err).__name__})"
+            if missing:
+                return f"{name} lacks {', '.join(missing)}"
+        return None
+
     def all_scores(self) -> list[SplitScores]:
         return [self.scores(i) for i in range(self.n_splits)]
 
@@ -353,9 +371,13 @@ class RunWriter:
         try:
             os.rename(tmp, final)
         except OSError:
-            if not self.store.exists(self.run_id):
+            if self.store.exists(self.run_id):
+                self.discard()  # stored meanwhile by another process: keep theirs
+            elif final.is_dir():  # a damaged copy of this run: replace it
+                self.store.delete(self.run_id)
+                os.rename(tmp, final)
+            else:
                 raise
-            self.discard()  # stored meanwhile by another process: keep theirs
         self.tmp = None
         return self.store.get(self.run_id)
 
@@ -400,17 +422,53 @@ class RunStore:
         return self.root / run_id
 
     def exists(self, run_id: str) -> bool:
-        return (self.path(run_id) / "result.json").is_file()
+        """Whether the run is stored *and readable* (a damaged run is not: training it again
+        replaces it)."""
+        return self.get(run_id) is not None
 
     def get(self, run_id: str) -> Run | None:
         """The run, or ``None`` when it is not stored (or its files are unreadable)."""
-        path = self.path(run_id)
+        path = self.path(run_id)  # a bad id raises here, before touching the disk
         try:
-            config = RunConfig.from_json((path / "config.json").read_text(encoding="utf-8"))
-            result = json.loads((path / "result.json").read_text(encoding="utf-8"))
+            return self._read(run_id, path)
         except (OSError, ValueError, TypeError, KeyError):
             return None
+
+    @staticmethod
+    def _read(run_id: str, path: Path) -> Run:
+        config = RunConfig.from_json((path / "config.json").read_text(encoding="utf-8"))
+        result = json.loads((path / "result.json").read_text(encoding="utf-8"))
+        if not isinstance(result, dict):
+            raise ValueError("result.json does not hold a run's result")
         return Run(run_id, path, config, result)
+
+    def damaged(self, fingerprint: str | None = None) -> list[tuple[str, str]]:
+        """Run folders whose ``config.json`` or ``result.json`` cannot be read (truncated,
+        deleted by hand): ``(run id, what is wrong)``, oldest folder first.  With
+        ``fingerprint``, only those whose readable config names that data, or whose config
+        is unreadable (which data they were on is then unknown).  :meth:`list` skips them;
+        :meth:`delete` removes them; training the same run again replaces them."""
+        if not self.root.is_dir():
+            return []
+        out = []
+        for entry in sorted(self.root.iterdir(), key=lambda e: e.stat().st_mtime):
+            if not (_RUN_ID.fullmatch(entry.name) and entry.is_dir()):
+                continue
+            try:
+                self._read(entry.name, entry)
+            except (OSError, ValueError, TypeError, KeyError) as err:
+                if fingerprint is not None:
+                    try:
+                        config = RunConfig.from_json(
+                            (entry / "config.json").read_text(encoding="utf-8"))
+                        if config.fingerprint != fingerprint:
+                            continue
+                    except (OSError, ValueError, TypeError, KeyError):
+                        pass
+                what = (f"{err.filename and Path(err.filename).name} is missing or unreadable"
+                        if isinstance(err, OSError) else f"a file is damaged ({err})")
+                out.append((entry.name, what))
+        return out
 
     def list(self, fingerprint: str | None = None) -> list[Run]:
         """Stored runs (of the data with ``fingerprint`` when given), oldest first."""

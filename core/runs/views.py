@@ -14,10 +14,10 @@ from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
-__all__ = ["auuc_csv", "auuc_display", "bands_frame", "constant_rankers", "depth_display",
-           "display_labels", "fmt_number", "least_decimals", "mixed_splits_note",
-           "paired_display", "ranks_display", "scores_frame", "split_curves", "test_scores",
-           "test_splits"]
+__all__ = ["auuc_csv", "auuc_display", "bands_frame", "constant_rankers", "default_runs",
+           "depth_display", "display_labels", "fmt_number", "least_decimals",
+           "mixed_splits_note", "paired_display", "ranks_display", "scores_frame",
+           "split_curves", "test_scores", "test_splits", "unreadable_runs"]
 
 
 
@@ -200,6 +200,28 @@ def test_scores(runs: Sequence, *, split: int = 0):
                 "runs trained with the same evaluation settings.")
         scores[label] = s.score
     return first.index, first.y, first.t, scores
+
+
+def default_runs(runs: Sequence, k: int = 4) -> list[str]:
+    """Run ids the Compare page starts with: up to ``k`` of the newest runs evaluated on the
+    same test rows as the newest run (same split scheme, test share and seed), in ``runs``'
+    order — the first ``k`` runs of any settings could not be compared with each other."""
+    if not runs:
+        return []
+    newest = max(runs, key=lambda r: (r.created, r.run_id)).config
+
+    def key(config):
+        return config.scheme, config.test_size, config.seed
+
+    same = [r for r in runs if key(r.config) == key(newest)]
+    keep = {r.run_id for r in sorted(same, key=lambda r: (r.created, r.run_id))[-k:]}
+    return [r.run_id for r in runs if r.run_id in keep]
+
+
+def unreadable_runs(runs: Sequence) -> dict[str, str]:
+    """``run id → what is wrong`` for the runs whose score files cannot be read
+    (:meth:`core.runs.store.Run.problem`); the others are not listed."""
+    return {run.run_id: problem for run in runs if (problem := run.problem()) is not None}
 
 
 def test_splits(runs: Sequence, *, value=None) -> tuple[list[np.ndarray], list[TestSplit]]:
