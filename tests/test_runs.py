@@ -322,6 +322,20 @@ def test_compare_starts_with_the_newest_runs_sharing_test_rows(tmp_path):
     assert default_runs([]) == []
 
 
+def test_settings_are_merged_atomically_and_never_break_the_app(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    assert store.settings() == {}  # no folder yet
+    assert store.save_settings({"train_seed": 7, "train_models": ["TwoModel"]})
+    assert store.save_settings({"train_seed": 8})
+    assert store.settings() == {"train_seed": 8, "train_models": ["TwoModel"]}
+    store.settings_path.write_text("{cut off")
+    assert store.settings() == {}  # unreadable: start from the defaults
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    assert not RunStore(blocked / "runs").save_settings({"x": 1})  # cannot write: False
+    assert store.list() == [] and store.damaged() == []  # not a run
+
+
 @pytest.mark.parametrize("bad", ["../etc", "ABCDEF0123456789", "abc", None])
 def test_run_ids_are_checked_before_touching_the_disk(tmp_path, bad):
     with pytest.raises(ValueError, match="run_id must be 16 lower-case hex digits"):

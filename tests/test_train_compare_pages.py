@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -225,3 +226,31 @@ def test_unbalanced_arms_bring_the_joint_query_advice():
     assert advice and advice[0].startswith("10% of the rows are treated")
     assert_clean(at.radio(key="train_query").set_value("joint").run())
     assert not [i for i in at.info if "joint" in str(i.value)]
+
+
+def test_train_settings_survive_a_reload_and_a_new_session():
+    """A reload is a new session: the Train page starts from the settings last used (saved
+    in the runs directory), a value no longer offered gives way to the default."""
+    from core.runs.store import RunStore
+
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    assert_clean(at.switch_page("pages/train.py").run())
+    at.multiselect(key="train_models").set_value(["Two-model (Hansotia & Rukstales 2002)"])
+    at.radio(key="train_preset").set_value("paper")
+    at.selectbox(key="train_labels").set_value("rel")
+    assert_clean(at.number_input(key="train_seed").set_value(7).run())
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.query_params.update(at.query_params)
+    assert_clean(again.run())
+    assert_clean(again.switch_page("pages/train.py").run())
+    assert again.multiselect(key="train_models").value == [
+        "Two-model (Hansotia & Rukstales 2002)"]
+    assert (again.radio(key="train_preset").value, again.selectbox(key="train_labels").value,
+            again.number_input(key="train_seed").value) == ("paper", "rel", 7)
+    store = RunStore(os.environ["UPRANK_RUNS_DIR"])
+    assert store.settings()["train_seed"] == 7
+    store.save_settings({"train_labels": "no longer offered"})
+    third = AppTest.from_file(APP, default_timeout=60)
+    assert_clean(third.run())
+    assert_clean(third.switch_page("pages/train.py").run())
+    assert third.selectbox(key="train_labels").value == "abs1"

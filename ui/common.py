@@ -374,7 +374,8 @@ def select_current_source(prefix: str = "data") -> None:
         st.session_state.setdefault(f"{prefix}_{key}_{name}", value)
 
 
-def remember(key: str, default=None, *, shared: str | None = None, options=None) -> None:
+def remember(key: str, default=None, *, shared: str | None = None, options=None,
+             persist: bool = False) -> None:
     """Keep the value of widget ``key`` across pages; call right before drawing the widget.
 
     The value is copied to a plain session-state key (``shared``, default ``"kept_" + key``)
@@ -397,10 +398,18 @@ def remember(key: str, default=None, *, shared: str | None = None, options=None)
         The widget's options: a kept value that is not among them (other data, other runs)
         gives way to ``default``; a kept list keeps its items that are among them (the
         default's, when none is).
+    persist : bool, default False
+        Also keep the value across reloads and restarts: a new session starts from the
+        value last used in any session (saved in the runs directory,
+        :meth:`core.runs.store.RunStore.save_settings`; a value no longer among
+        ``options`` gives way to ``default``).  For settings such as the Train page's, not
+        for choices tied to a dataset.
     """
     state = st.session_state
     store, owner = shared or f"kept_{key}", f"kept_store_{key}"
     fresh = key not in state or state.get(owner, store) != store
+    if persist and fresh and store not in state:
+        default = _saved_settings().get(key, default)
     value = state.get(store, default) if fresh else state[key]
     if options is not None:
         allowed = list(options)
@@ -412,6 +421,21 @@ def remember(key: str, default=None, *, shared: str | None = None, options=None)
     if key not in state or state[key] != value:
         state[key] = value
     state[store], state[owner] = value, store
+    if persist and _saved_settings().get(key) != _as_json(value):
+        _saved_settings()[key] = _as_json(value)
+        runner().store.save_settings({key: _as_json(value)})
+
+
+def _saved_settings() -> dict:
+    """The saved settings, read once per session (:func:`remember` keeps them current)."""
+    if "saved_settings" not in st.session_state:
+        st.session_state["saved_settings"] = runner().store.settings()
+    return st.session_state["saved_settings"]
+
+
+def _as_json(value):
+    """A widget value as JSON gives it back (tuples as lists)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 @st.cache_resource(show_spinner=False)

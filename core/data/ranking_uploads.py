@@ -36,7 +36,7 @@ from typing import Any
 from core.data.abdata import DataError
 from core.data.datafiles import cache_dir
 from core.data.letor import LTRData, read_letor, read_ltr_table
-from core.data.uploads import _write_atomic
+from core.data.uploads import write_atomic
 
 __all__ = ["MIN_QUERIES", "check_ranking_upload", "guess_ranking_format",
            "list_ranking_uploads", "load_ranking_upload", "read_ranking_upload",
@@ -122,11 +122,11 @@ def save_ranking_upload(content: bytes, *, name: str, options: Mapping,
     folder = _root(root) / fp
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(folder / _CONTENT, bytes(content))
+        write_atomic(folder / _CONTENT, bytes(content))
         meta = {"name": str(name), "options": _check_options(options),
                 "sha256": hashlib.sha256(content).hexdigest(), "size": len(content),
                 "saved": time.strftime("%Y-%m-%d %H:%M:%S")}
-        _write_atomic(folder / _META, json.dumps(meta).encode("utf-8"))
+        write_atomic(folder / _META, json.dumps(meta).encode("utf-8"))
     except OSError as exc:
         raise DataError(f"The upload could not be stored in {str(folder)!r}: {exc}.") from None
     return fp

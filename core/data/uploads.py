@@ -51,7 +51,7 @@ from core.data.abdata import ABData, DataError
 from core.data.datafiles import cache_dir
 
 __all__ = ["MAPPING_KEYS", "StoredUpload", "list_uploads", "load_upload", "save_upload",
-           "upload_info", "uploads_dir"]
+           "upload_info", "uploads_dir", "write_atomic"]
 
 UPLOAD_FORMAT_VERSION = 1
 #: Keywords of :func:`core.data.read_ab_csv` an upload's column mapping may hold.
@@ -108,7 +108,9 @@ def _check_mapping(mapping: Any) -> dict[str, Any]:
     return out
 
 
-def _write_atomic(path: Path, content: bytes) -> None:
+def write_atomic(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` through a temporary file in the same folder and one
+    ``os.replace``: a reader sees the old file or the new one, never half of it."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -159,8 +161,8 @@ def save_upload(data: ABData, content: bytes, *, name: str, mapping: Mapping[str
             "sha256": hashlib.sha256(content).hexdigest(), "saved": time.time()}
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(folder / _CONTENT, bytes(content))
-        _write_atomic(folder / _META, json.dumps(meta, indent=1).encode("utf-8"))
+        write_atomic(folder / _CONTENT, bytes(content))
+        write_atomic(folder / _META, json.dumps(meta, indent=1).encode("utf-8"))
     except OSError as exc:
         raise DataError(f"Cannot store the upload in {str(folder)!r}: {exc}.") from None
     return _stored(meta, folder)

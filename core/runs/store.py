@@ -481,6 +481,33 @@ class RunStore:
                     runs.append(run)
         return sorted(runs, key=lambda r: (r.created, r.run_id))
 
+    @property
+    def settings_path(self) -> Path:
+        """``_settings.json`` in the runs directory: the last settings the app's pages used."""
+        return self.root / "_settings.json"
+
+    def settings(self) -> dict:
+        """The saved settings (``{}`` when there are none or the file cannot be read)."""
+        try:
+            saved = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return saved if isinstance(saved, dict) else {}
+
+    def save_settings(self, changes: Mapping[str, Any]) -> bool:
+        """Merge ``changes`` (JSON values) into the saved settings, atomically; ``False``
+        when the directory cannot be written (the settings are then kept for the session
+        only)."""
+        from core.data.uploads import write_atomic
+
+        merged = {**self.settings(), **dict(changes)}
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.settings_path, json.dumps(merged, indent=1).encode("utf-8"))
+        except OSError:
+            return False
+        return True
+
     def delete(self, run_id: str) -> bool:
         """Remove a run (moved aside first, so readers never see half of it)."""
         path = self.path(run_id)
