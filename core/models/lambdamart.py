@@ -45,9 +45,8 @@ from core.models._base import (
 from core.objectives import CUTOFF_METRICS
 from core.objectives import lambdas as objectives
 
-__all__ = ["EVAL_METRICS", "QUERIES", "QUERY_WEIGHTS", "RANKER_METRICS", "RANKER_OBJECTIVES",
-           "UPLIFT_METRICS", "LambdaMARTRanker", "LambdaMARTUplift", "query_weights",
-           "validation_set"]
+__all__ = ["EVAL_METRICS", "QUERIES", "RANKER_METRICS", "RANKER_OBJECTIVES", "UPLIFT_METRICS",
+           "LambdaMARTRanker", "LambdaMARTUplift", "validation_set"]
 
 #: Metrics :class:`LambdaMARTUplift` can boost (``*_exp``: DCG2 gain ``2^rel − 1``).
 UPLIFT_METRICS = ("pcg", "pcg_cutoff", "dcg", "dcg_exp", "ndcg", "ndcg_exp", "map")
