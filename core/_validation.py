@@ -29,6 +29,7 @@ __all__ = [
     "check_positive_number",
     "check_probabilities",
     "check_real",
+    "check_seed",
     "check_scores",
     "check_outcome",
     "check_uplift_inputs",
@@ -290,12 +291,23 @@ def as_generator(random_state: Any) -> np.random.Generator:
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
-    raise ValueError(
-        "random_state must be None, an int, a SeedSequence or a numpy Generator; "
-        f"got {type(random_state).__name__}."
-    )
+    return np.random.default_rng(check_seed(random_state))
+
+
+def check_seed(random_state: Any) -> int:
+    """An integer seed ``>= 0`` as an ``int``, else ``ValueError`` naming ``random_state``
+    (booleans, floats and negative numbers are refused: numpy's own message for ``-1``,
+    "expected non-negative integer", names no parameter, and ``True`` reading as 1 would
+    hide a slip)."""
+    if not is_integer(random_state):
+        raise ValueError(
+            "random_state must be None, an integer >= 0, a SeedSequence or a numpy Generator; "
+            f"got {random_state!r} ({type(random_state).__name__}).")
+    if random_state < 0:
+        raise ValueError(f"random_state must be an integer >= 0; got {random_state}.")
+    return int(random_state)
 
 
 def check_positive_number(value: Any, name: str, what: str) -> float:

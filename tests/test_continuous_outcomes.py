@@ -118,3 +118,17 @@ def test_bad_outcomes_are_refused():
         auuc([1.0, np.inf, 0.0, 2.0], t, s, definition="uplift_sep_rel")
     with pytest.raises(ValueError, match="y must hold 0/1 values; got dtype"):
         auuc(np.array(["a", "b", "c", "d"]), t, s, definition="uplift_sep_rel")
+
+
+def test_transformed_outcome_by_hand_and_its_messages():
+    from core.evaluation.metrics import transformed_outcome
+
+    # p = 0.5: y·(t/p − (1−t)/(1−p)) = 2y for treated rows, −2y for control rows
+    np.testing.assert_allclose(transformed_outcome([3.0, 1.0, 0.0, 2.0], [1, 0, 1, 0]),
+                               [6.0, -2.0, 0.0, -4.0])
+    for y, message in ((np.array(["a", "b"]), "y must hold 0/1 values"),
+                       (np.ones((2, 2)), "y must be a 1-d array"),
+                       ([1.0, np.nan], "y must be finite"),
+                       ([1.0, 0.0, 1.0], r"t must have the same length as y \(3\); got 2")):
+        with pytest.raises(ValueError, match=message):
+            transformed_outcome(y, [0, 1])

@@ -154,6 +154,13 @@ def test_bootstrap_by_partition_matches_the_in_memory_bootstrap(client):
     assert 0.7 < sd_dask / sd_ref < 1.3
     again = binned_bootstrap(dy, dt, ds, bins=500, n_boot=200, random_state=3)
     assert again["auuc"].equals(res["auuc"])
+    # a Generator is a random_state too (it was a TypeError); the same seed, the same draws
+    by_generator = [binned_bootstrap(dy, dt, ds, bins=500, n_boot=20,
+                                     random_state=np.random.default_rng(5))["auuc"]
+                    for _ in range(2)]
+    assert by_generator[0].equals(by_generator[1])
+    with pytest.raises(ValueError, match="random_state must be an integer >= 0; got -1"):
+        binned_bootstrap(dy, dt, ds, bins=500, n_boot=2, random_state=-1)
     band = res["curve"]
     _, point = binned.curve("uplift_sep_rel")
     inside = (band["low"] <= point + 1e-12) & (point <= band["high"] + 1e-12)

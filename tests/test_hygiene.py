@@ -188,3 +188,6 @@ def test_small_cells_are_announced_and_a_single_row_cell_says_training_is_refuse
     y5[55:70] = 0  # five control responders: trainable, but noise
     assert "learn little" in small_cells_note(y5, t)
     make_splits(y5, t)
+    for short in (t[:-1], t[:1]):  # one row short, or one row that numpy would broadcast
+        with pytest.raises(ValueError, match="t must have the same length as y"):
+            small_cells_note(y, short)

@@ -216,7 +216,7 @@ def test_nonlinearity_changes_the_rankings():
     ({"nonlinearity": 1.5}, r"nonlinearity must be a number in \[0, 1\]; got 1.5"),
     ({"n_users": 0}, r"n_users must be an integer >= 1; got 0"),
     ({"with_ad_views": "yes"}, r"with_ad_views must be True or False; got 'yes'"),
-    ({"random_state": "seed"}, r"random_state must be None, an int"),
+    ({"random_state": "seed"}, r"random_state must be None, an integer >= 0"),
 ])
 def test_ad_clicks_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):

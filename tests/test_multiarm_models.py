@@ -107,6 +107,15 @@ def test_per_arm_columns_are_arm_vs_control_models():
     assert (best[X[:, 0] > 0.5] == 1).mean() > 0.8 and (best[X[:, 0] < -0.5] == 2).mean() > 0.8
 
 
+def test_a_numpy_integer_seed_steps_per_arm_like_an_int():
+    X, y, t = _three_arms(1500)
+    kw = {"n_estimators": 3, "num_threads": 1, "colsample_bytree": 0.5}  # seeds matter
+    as_int = PerArmUplift("TwoModel", kw, random_state=3).fit(X, y, t)
+    as_numpy = PerArmUplift("TwoModel", kw, random_state=np.int64(3)).fit(X, y, t)
+    np.testing.assert_array_equal(as_int.predict(X), as_numpy.predict(X))
+    assert [m.random_state for m in as_numpy.models_] == [3, 4]
+
+
 def test_per_arm_saves_loads_and_refuses_bad_arms(tmp_path):
     X, y, t = _three_arms(1500)
     m = PerArmUplift("FlippedLabel", {"n_estimators": 5, "num_threads": 1}).fit(X, y, t)

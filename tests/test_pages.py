@@ -428,3 +428,21 @@ def test_file_sizes_read_as_people_write_them(n_bytes, text):
     from ui.common import size_text
 
     assert size_text(n_bytes) == text
+
+
+def test_a_float32_score_or_feature_reaches_the_curves_as_float32():
+    """The curve kernel's float32 path and half the memory at 14M rows: the Curves page's
+    rankers were upcast to float64; other dtypes still become float64, gaps rank last."""
+    import pandas as pd
+
+    from core.data import ABData
+    from ui.common import score_values
+
+    data = ABData(X=pd.DataFrame({"f32": np.array([0.5, np.nan, 2.0], np.float32),
+                                  "i": [3, 1, 2]}),
+                  y=np.array([0, 1, 1]), t=np.array([1, 0, 1]), name="tiny",
+                  scores={"model": np.array([0.1, 0.2, 0.3], np.float32)})
+    assert score_values(data, "model").dtype == np.float32
+    f32 = score_values(data, "f32")
+    assert f32.dtype == np.float32 and f32.tolist() == [0.5, -np.inf, 2.0]
+    assert score_values(data, "i").dtype == np.float64

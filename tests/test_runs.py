@@ -143,6 +143,26 @@ def test_splits_are_deterministic_per_random_state(rng):
     assert not np.array_equal(a[0][1], c[0][1])
 
 
+@pytest.mark.parametrize("bad, message", [
+    (-1, "random_state must be an integer >= 0; got -1"),
+    (True, r"random_state must be None, an integer >= 0, .*; got True \(bool\)"),
+    (2.0, r"got 2.0 \(float\)")])
+def test_every_seed_is_checked_alike(bad, message, rng):
+    """One message for a bad seed wherever it goes: numpy's own said "expected
+    non-negative integer" without naming the parameter, a model turned −1 into 2147483646
+    and True read as 1."""
+    from core._validation import as_generator
+    from core.models import LambdaMARTUplift
+
+    y, t = rng.integers(0, 2, 200), np.tile([0, 1], 100)
+    for call in (lambda: as_generator(bad),
+                 lambda: make_splits(y, t, random_state=bad),
+                 lambda: LambdaMARTUplift(n_estimators=1, random_state=bad).fit(
+                     np.c_[rng.random(200)], y, t)):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
 def test_splits_refuse_a_cell_with_one_row():
     y = np.array([0, 0, 0, 1, 1, 0, 0, 1, 0, 0])
     t = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])  # one treated responder

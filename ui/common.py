@@ -515,13 +515,22 @@ def score_names(data: ABData) -> list[str]:
 
 
 def score_values(data: ABData, name: str) -> np.ndarray:
+    """The ranker ``name``'s scores: float32 kept as float32 (the curve kernel's fast path
+    and half the memory at 14M rows), anything else as float64; a feature's missing values
+    rank last."""
     if name in data.scores:
-        return np.asarray(data.scores[name], dtype=float)
+        return _floats(np.asarray(data.scores[name]))
     if name == RANDOM_RANKER:
         return np.random.default_rng(0).random(data.n)
-    col = data.X[name].to_numpy(dtype=float, na_value=np.nan)
+    column = data.X[name]
+    col = (column.to_numpy() if column.dtype in (np.float32, np.float64)
+           else column.to_numpy(dtype=float, na_value=np.nan))
     # Missing values rank last: an analyst's score column may have gaps.
     return np.where(np.isnan(col), -np.inf, col) if np.isnan(col).any() else col
+
+
+def _floats(values: np.ndarray) -> np.ndarray:
+    return values if values.dtype in (np.float32, np.float64) else values.astype(np.float64)
 
 
 def trained_runs(data: ABData) -> dict:

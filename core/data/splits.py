@@ -23,6 +23,8 @@ from core._validation import (
     check_choice,
     check_fraction,
     check_int_at_least,
+    check_seed,
+    is_integer,
 )
 
 __all__ = ["SCHEMES", "make_splits"]
@@ -72,8 +74,8 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
     if test_size >= 1:
         raise ValueError(f"test_size must be a number in (0, 1); got {test_size!r}.")
     n_splits = 1 if scheme == "holdout" else check_int_at_least(n_repeats, "n_repeats", 1)
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        seed = int(random_state)
+    if is_integer(random_state):
+        seed = check_seed(random_state)
     else:
         seed = int(as_generator(random_state).integers(0, 2**31 - 1))
     strata = 2 * t.astype(np.int64) + y

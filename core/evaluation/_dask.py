@@ -67,6 +67,7 @@ from core._validation import (
     check_outcome,
     check_positive_int,
     check_scores,
+    check_seed,
     check_uplift_inputs,
     distinct_and_nonfinite,
 )
@@ -394,7 +395,7 @@ def separate_relative_curve(counts: np.ndarray, points: int = 100) -> np.ndarray
 
 
 def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: int = 100,
-                     cutoffs: tuple = CUTOFFS, random_state: int = 0,
+                     cutoffs: tuple = CUTOFFS, random_state: Any = 0,
                      points: int = 100) -> dict:
     """Bootstrap of the ``uplift_sep_rel`` curve and its AUUC, computed by partition.
 
@@ -433,8 +434,13 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
             out[r] = _code_counts(b, yb, tb, n_bins, weights=rng.poisson(1.0, b.shape[0]))
         return out
 
+    root = (random_state.bit_generator.seed_seq  # a Generator: continue its seed sequence
+            if isinstance(random_state, np.random.Generator)
+            else np.random.SeedSequence(None if random_state is None
+                                        else check_seed(random_state)))
+
     def seeds(n_blocks):
-        return [(s,) for s in np.random.SeedSequence(random_state).spawn(n_blocks)]
+        return [(s,) for s in root.spawn(n_blocks)]
 
     parts = _map_blocks(piece, y, t, score, extra=seeds)
     if any(isinstance(p, str) for p in parts):

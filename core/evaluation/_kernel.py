@@ -1,4 +1,6 @@
-"""The one sort-and-accumulate kernel behind every uplift curve, AUUC and PCG.
+"""The one sort-and-accumulate kernel behind every uplift curve and AUUC (and the ranking
+order of the one-query ranking metrics, e.g. PCG on the joint query; several queries are
+ordered by ``np.lexsort`` in :mod:`core.evaluation._queries`).
 
 Private: callers validate their input first (``core._validation``).
 

@@ -741,7 +741,9 @@ def auuc_above_random(
     """AUUC minus the random baseline's AUUC at the same cut-off (baseline-subtracted area).
 
     Positive when the ranking beats random targeting.  The paper reports plain AUUC;
-    this variant is what scikit-uplift's ``uplift_auc_score`` and Qini coefficients report.
+    this is the numerator of scikit-uplift's ``uplift_auc_score`` / ``qini_auc_score``,
+    which divide it further by the perfect ranking's area above random (a share of the
+    best possible); the area itself is kept here.
     """
     curves = _curves(y, t, score, ties=ties)
     value = curves.auuc(definition, cutoff=cutoff)

@@ -45,6 +45,7 @@ from core._validation import (
     check_choice,
     check_cutoff,
     check_fraction,
+    check_outcome,
     check_positive_number,
     check_probabilities,
     check_scores,
@@ -173,10 +174,10 @@ def transformed_outcome(y: Any, t: Any, *, propensity: float | None = None) -> n
     Athey, S. & Imbens, G. (2016). Recursive partitioning for heterogeneous causal effects.
     *PNAS* 113(27). Hitsch, G. & Misra, S. (2018), the transformed outcome for uplift.
     """
-    y = np.asarray(y, dtype=np.float64)
+    y = check_outcome(y, "y").astype(np.float64, copy=False)
     t = check_binary(t, "t")
-    if y.ndim != 1 or y.shape[0] != t.shape[0] or not np.isfinite(y).all():
-        raise ValueError(f"y must be finite and of the same length as t ({t.shape[0]}).")
+    if y.shape[0] != t.shape[0]:
+        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
     p = float(t.mean()) if propensity is None else check_fraction(propensity, "propensity")
     if not 0 < p < 1:
         raise ValueError(f"propensity must be in (0, 1); got {p!r} (a single arm?).")

@@ -349,7 +349,8 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
     The Wald interval is poor for small bins or rates near 0/1 (zero width when both rates
     are 0 or 1).  Binning: module docstring (equal scores share a bin).  A bin without
     treated or control rows has ``nan`` rates / uplift, with one
-    :class:`~core._validation.UndefinedMetricWarning`.
+    :class:`~core._validation.UndefinedMetricWarning`; so has every bin's uplift and
+    interval when the outcome is 0 in every row (the rates stay 0).
 
     Parameters
     ----------
@@ -394,6 +395,11 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
             "undefined because a bin has no treated or no control rows; returning nan.",
             UndefinedMetricWarning, stacklevel=2,
         )
+    if not y.any():  # 0 − 0 with a zero-width interval would read as a certain "no effect"
+        warnings.warn("The uplift by bin is undefined because the data has no responder (the "
+                      "outcome is 0 in every row); returning nan.", UndefinedMetricWarning,
+                      stacklevel=2)
+        uplift = se = np.full(size - 1, np.nan)
     return pd.DataFrame({
         "bin": np.arange(1, size)[keep],
         "n": n[keep],

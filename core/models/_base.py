@@ -25,7 +25,13 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from core._validation import as_generator, check_binary, check_positive_int
+from core._validation import (
+    as_generator,
+    check_binary,
+    check_positive_int,
+    check_seed,
+    is_integer,
+)
 
 #: Version of the JSON layout written by ``model_to_dict`` / ``save_model``.
 FORMAT_VERSION = 1
@@ -229,8 +235,8 @@ def seed_from(random_state: Any) -> int | None:
     """An int seed for LightGBM / numpy: ``None`` stays ``None`` (LightGBM's defaults)."""
     if random_state is None:
         return None
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        return int(random_state) % (2**31 - 1)
+    if is_integer(random_state):
+        return check_seed(random_state) % (2**31 - 1)
     return int(as_generator(random_state).integers(0, 2**31 - 1))
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from core._validation import is_integer
 from core.models._base import BaseModel, FeatureInfo, check_callback
 from core.models.baselines import make_model, model_from_dict, register_model_class
 
@@ -108,7 +109,7 @@ class PerArmUplift(BaseModel):
         models = []
         for k in range(1, n_arms + 1):
             rows = np.flatnonzero((t == k) | (t == 0))
-            seed = (self.random_state + k - 1 if isinstance(self.random_state, int)
+            seed = (int(self.random_state) + k - 1 if is_integer(self.random_state)
                     else self.random_state)
             model = make_model(self.model, **params,
                                **({"random_state": seed} if takes_seed else {}))
