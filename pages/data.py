@@ -54,26 +54,35 @@ with upload_tab:
             c4.caption(f"Detected: **{guessed}** from the values of '{outcome}'. Change it if "
                        "that is wrong; a continuous outcome keeps its amounts for the "
                        "several-arms models.")
+            if strays := common.column_strays(content, treatment):
+                st.warning(datasets.stray_note(treatment, codes, strays),
+                           icon=":material/help:")
             all_arms = len(codes) > 2 and st.radio(
                 f"'{treatment}' has {len(codes)} arms", ["all", "two"], horizontal=True,
-                key="data_arms", format_func={
+                key=f"data_arms_{treatment}", index=1 if strays else 0, format_func={
                     "all": "keep all arms (which arm for whom)",
                     "two": "compare two arms (other rows are dropped)"}.get) == "all"
             if all_arms or kind == "continuous":
                 mapping.update(all_arms=True, outcome_kind=kind)
                 control = datasets.guess_control(codes)  # a code of 0 is a real answer
-                mapping["control_value"] = st.selectbox(
+                mapping["control_value"] = st.selectbox(  # none, or several: ask
                     "Control arm", codes, key="data_cv_all",
-                    index=0 if control is None else codes.index(control))
+                    index=None if control is None else codes.index(control),
+                    placeholder="Which code is the control arm?")
             elif len(codes) > 2 or not datasets.arms_readable(codes):  # e.g. A / B
+                treated, control = datasets.two_arm_defaults(codes)
                 c5, c6 = st.columns(2)
-                mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv")
+                mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv",
+                                                          index=treated)
                 mapping["control_value"] = c6.selectbox("Control arm", codes, key="data_cv",
-                                                        index=min(1, len(codes) - 1))
+                                                        index=control)
             # numbered as the messages number them ("data row 1" = the first under the header)
             st.dataframe(head.set_axis(range(1, len(head) + 1)).rename_axis("data row"),
                          height=180, key="data_peek")
-            if st.button("Use this CSV", type="primary", key="data_use_csv"):
+            unset = "control_value" in mapping and mapping["control_value"] is None
+            if unset:
+                st.info("Several codes (or none) read as control: pick the control arm.")
+            if st.button("Use this CSV", type="primary", key="data_use_csv", disabled=unset):
                 common.use_upload(content, upload.name, tuple(sorted(mapping.items())))
     if stored := {u.fingerprint: u for u in datasets.list_uploads()}:
         c5, c6 = st.columns([3, 1], vertical_alignment="bottom")

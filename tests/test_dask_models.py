@@ -200,3 +200,18 @@ def test_two_model_on_an_amount_fits_regressions(dask_client, small):
         assert not hasattr(booster, "predict_proba")
         assert booster.predict(rows[FEATURES]).mean() == pytest.approx(
             rows["visit"].mean(), rel=0.02)
+
+
+def test_feature_names_lightgbm_refuses_train_on_dask_too(dask_client, small):
+    """'Revenue, 2023' or 'clicks:7d' (LightGBM: "Do not support special JSON characters in
+    feature name"): the same predictions as with plain names."""
+    data, frame = small
+    odd = {f: n for f, n in zip(FEATURES[:3], ["Revenue, 2023", "clicks:7d", "x{1}"])}
+    renamed = frame.rename(columns=odd)
+    names = [odd.get(f, f) for f in FEATURES]
+    for fit in (fit_two_model_dask, fit_lambdamart_dask):
+        plain = fit(dd.from_pandas(frame, npartitions=1), features=FEATURES,
+                    treatment="treatment", outcome="visit", n_estimators=5, random_state=0)
+        model = fit(dd.from_pandas(renamed, npartitions=1), features=names,
+                    treatment="treatment", outcome="visit", n_estimators=5, random_state=0)
+        np.testing.assert_allclose(model.predict(renamed), plain.predict(frame))

@@ -758,3 +758,19 @@ def test_lambdamart_ranker_equals_plain_lgb_train_with_the_lambda_objective():
                                             params={"verbose": -1}),
                         num_boost_round=10)
     np.testing.assert_array_equal(model.predict(X), booster.predict(X, raw_score=True))
+
+
+@pytest.mark.parametrize("cls", [TwoModel, FlippedLabel, DummyTreatment, TransformedOutcome,
+                                 LambdaMARTUplift])
+def test_feature_names_lightgbm_refuses_are_renamed_for_it_alone(cls):
+    """A CSV header 'Revenue, 2023', 'clicks:7d' or pandas' 'Unnamed: 2' (a blank header
+    cell) made every model fail with LightGBM's "Do not support special JSON characters in
+    feature name"; now each fits and predicts exactly as with names LightGBM accepts."""
+    world = make_uplift_world(1_500, random_state=4)
+    X = world.X.select_dtypes("number").iloc[:, :4]
+    odd = X.set_axis(["Revenue, 2023", "clicks:7d", "Unnamed: 2", 'say "hi" [x]'], axis=1)
+    kw = {"n_estimators": 5, "num_threads": 1, "random_state": 0}
+    plain = cls(**kw).fit(X, world.y, world.t).predict(X)
+    model = cls(**kw).fit(odd, world.y, world.t)
+    np.testing.assert_array_equal(model.predict(odd), plain)
+    assert model.features_.names == list(odd.columns)  # the user's names are kept

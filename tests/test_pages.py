@@ -160,8 +160,8 @@ def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
     at = run_page()
     assert_clean(at.file_uploader(key="data_upload").set_value(
         ("three.csv", content, "text/csv")).run())
-    assert at.radio(key="data_arms").value == "all"  # all arms kept by default
-    assert_clean(at.radio(key="data_arms").set_value("two").run())
+    assert at.radio(key="data_arms_segment").value == "all"  # all arms kept by default
+    assert_clean(at.radio(key="data_arms_segment").set_value("two").run())
     assert set(at.selectbox(key="data_tv").options) == {"Womens E-Mail", "Mens E-Mail", "No E-Mail"}
     at.selectbox(key="data_tv").set_value("Womens E-Mail")
     assert_clean(at.selectbox(key="data_cv").set_value("No E-Mail").run())
@@ -446,3 +446,45 @@ def test_a_float32_score_or_feature_reaches_the_curves_as_float32():
     f32 = score_values(data, "f32")
     assert f32.dtype == np.float32 and f32.tolist() == [0.5, -np.inf, 2.0]
     assert score_values(data, "i").dtype == np.float64
+
+
+def test_stray_markers_in_a_0_1_treatment_never_flip_the_effect(rng):
+    """The fuzz case: a 0/1 treatment with 'none' in every 50th row was offered as three
+    arms with control = 1 (the most frequent code: 0 and 'none' both read as control), and
+    the page showed −13 pp for a +13 pp effect. Now 'none' is named as a stray marker, two
+    arms are preselected with 0 as control, and the effect keeps its sign."""
+    n = 2_000
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.1 + 0.13 * t).astype(int)
+    cells = np.where(np.arange(n) % 50 == 0, "none", t.astype(str))
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(cells, y, rng.integers(0, 9, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("strays.csv", ("treatment,visit,recency\n" + body + "\n").encode(),
+         "text/csv")).run())
+    assert "except 'none' (40 rows): stray markers, not arms?" in texts(at.warning)
+    assert at.radio(key="data_arms_treatment").value == "two"
+    assert (at.selectbox(key="data_tv").value, at.selectbox(key="data_cv").value) == ("1", "0")
+    assert_clean(at.button(key="data_use_csv").click().run())
+    kept = cells != "none"
+    want = y[kept & (t == 1)].mean() - y[kept & (t == 0)].mean()
+    assert at.session_state["data"].n == int(kept.sum())
+    data = at.session_state["data"]
+    assert data.y[data.t == 1].mean() - data.y[data.t == 0].mean() == pytest.approx(want)
+    assert want > 0.08
+
+
+def test_an_ambiguous_control_arm_must_be_picked(rng):
+    """Two codes read as control (0 and 'none', both frequent): no guess, no default — the
+    page asks, and 'Use this CSV' waits for the answer."""
+    n = 600
+    cells = rng.choice(["0", "1", "none"], n)
+    body = "\n".join(f"{a},{b}" for a, b in zip(cells, rng.integers(0, 2, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("three.csv", ("arm,visit\n" + body + "\n").encode(), "text/csv")).run())
+    assert at.radio(key="data_arms_arm").value == "all"  # 'none' is a third of the rows
+    assert at.selectbox(key="data_cv_all").value is None
+    assert at.button(key="data_use_csv").disabled
+    assert_clean(at.selectbox(key="data_cv_all").set_value("none").run())
+    assert not at.button(key="data_use_csv").disabled

@@ -85,6 +85,13 @@ def column_codes(content: bytes, column: str) -> list:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
+def column_strays(content: bytes, column: str) -> list:
+    """Stray markers among a treatment column's codes (:func:`core.data.stray_arm_codes`)."""
+    frame, _ = datasets.read_frame(content)
+    return datasets.stray_arm_codes(frame[column])
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
 def outcome_kind(content: bytes, column: str) -> str:
     """``"binary"`` or ``"continuous"``: how the mapping step proposes to read a column."""
     frame, _ = datasets.read_frame(content)

@@ -31,7 +31,7 @@ from core.data.abdata import ABData, DataError
 __all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "arms_readable",
            "check_arm_count", "check_arms_and_outcome", "check_distinct_roles",
            "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
-           "guess_outcome_kind"]
+           "guess_outcome_kind", "stray_arm_codes", "stray_note", "two_arm_defaults"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -455,6 +455,63 @@ def arms_readable(codes: Sequence[Any]) -> bool:
     except DataError:
         return False
     return True
+
+
+#: Share of rows under which codes beside a readable 0/1 pair are taken for stray markers.
+STRAY_SHARE = 0.05
+
+
+def stray_arm_codes(col: pd.Series) -> list[tuple[Any, int]]:
+    """Codes of a treatment column that look like stray markers rather than arms: when its
+    two most frequent codes read as treated / control by themselves (0/1, yes/no, …:
+    :func:`arms_readable`) and every other code together holds under :data:`STRAY_SHARE`
+    of the rows (``none``, ``-``, ``?`` in a 0/1 column) — ``(code, rows)`` each, most
+    frequent first; ``[]`` otherwise.  Kept as arms, such rows would count as a treatment
+    arm (and ``none`` beside ``0`` made the control arm ambiguous)."""
+    counts = _counts(col)
+    if len(counts) < 3 or not arms_readable(list(counts.index[:2])):
+        return []
+    rest = counts.iloc[2:]
+    if rest.sum() >= STRAY_SHARE * counts.sum():
+        return []
+    return [(k.item() if hasattr(k, "item") else k, int(v)) for k, v in rest.items()]
+
+
+def stray_note(column: str, codes: Sequence[Any], strays: Sequence[tuple[Any, int]]) -> str:
+    """The Data page's sentence on :func:`stray_arm_codes`.
+
+    >>> stray_note("treatment", [1, 0, "none"], [("none", 128)])
+    "'treatment' is coded 1 / 0 except 'none' (128 rows): stray markers, not arms? \
+'compare two arms' (preselected) leaves those rows out; keep all arms only if they are real \
+arms."
+    """
+    listed = ", ".join(f"{_shown(c)} ({n:,} row{'s' * (n != 1)})" for c, n in strays)
+    return (f"'{column}' is coded {_fmt(codes[0])} / {_fmt(codes[1])} except {listed}: stray "
+            "markers, not arms? 'compare two arms' (preselected) leaves those rows out; keep "
+            "all arms only if they are real arms.")
+
+
+def two_arm_defaults(codes: Sequence[Any]) -> tuple[int, int]:
+    """Positions of the treated and control arm the Data page preselects among ``codes``
+    (most frequent first): the two most frequent codes, read as treated / control when they
+    say so by themselves (``0`` / ``1`` in either order, yes / no, …), else in order.
+
+    >>> two_arm_defaults([0, 1, "none"]), two_arm_defaults(["B", "A"])
+    ((1, 0), (0, 1))
+    """
+    if len(codes) < 2:
+        return 0, 0
+    top = list(codes[:2])
+    if arms_readable(top):
+        control = guess_control(top)
+        if control is None:  # a treated word without a control word: the other one
+            treated = next((c for c in top if _fmt(c).strip().lower() in _TRUE), None)
+            if treated is None:
+                return 0, 1
+            control = top[1 - top.index(treated)]
+        at = top.index(control)
+        return 1 - at, at
+    return 0, 1
 
 
 def guess_control(codes: Sequence[Any]) -> Any:

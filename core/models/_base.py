@@ -14,6 +14,7 @@ Everything here trusts the public classes to call it at the boundary; nothing is
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,12 +242,46 @@ def seed_from(random_state: Any) -> int | None:
 
 
 # --------------------------------------------------------------------------- base class
+#: Characters LightGBM refuses in a feature name ("Do not support special JSON characters in
+#: feature name"): a CSV header such as ``Revenue, 2023``, ``clicks:7d`` or pandas'
+#: ``Unnamed: 2`` for a blank header cell.
+_LGB_UNSAFE = re.compile(r'[",:\[\]{}\r\n\t]')
+
+
+def lightgbm_names(names: Any) -> list[str]:
+    """Feature names LightGBM accepts: each refused character as ``_``; a name that then
+    repeats another gets ``_2``, ``_3``, … (the same names every time, so a model predicts on
+    the columns it was fitted on).
+
+    >>> lightgbm_names(["Revenue, 2023", "clicks:7d", "Unnamed: 2", "a_b", "a:b"])
+    ['Revenue_ 2023', 'clicks_7d', 'Unnamed_ 2', 'a_b', 'a_b_2']
+    """
+    out, seen = [], set()
+    for name in names:
+        safe = base = _LGB_UNSAFE.sub("_", str(name))
+        k = 2
+        while safe in seen:
+            safe, k = f"{base}_{k}", k + 1
+        seen.add(safe)
+        out.append(safe)
+    return out
+
+
+def lightgbm_frame(frame: Any) -> Any:
+    """``frame`` (pandas or Dask) with :func:`lightgbm_names` as its columns (unchanged when
+    they already are)."""
+    names = lightgbm_names(frame.columns)
+    if names == [str(c) for c in frame.columns]:
+        return frame
+    return frame.rename(columns=dict(zip(frame.columns, names)))
+
+
 def predict_rows(booster: Any, frame: pd.DataFrame, **kwargs: Any) -> np.ndarray:
     """``booster.predict(frame, **kwargs)``; no rows give an empty float64 array (LightGBM
     refuses an empty frame: "Input data must be 2 dimensional and non empty")."""
     if frame.shape[0] == 0:
         return np.empty(0, dtype=np.float64)
-    return booster.predict(frame, **kwargs)
+    return booster.predict(lightgbm_frame(frame), **kwargs)
 
 
 class BaseModel(BaseEstimator):
@@ -457,13 +492,13 @@ def _train_once(params: dict, frame: pd.DataFrame, label: np.ndarray, n_rounds: 
                 callback: Callback | None, offset: int, total: int | None,
                 group: np.ndarray | None, weight: np.ndarray | None,
                 valid: ValidationSet | None) -> lgb.Booster:
-    dataset = lgb.Dataset(frame, label=label, group=group, weight=weight,
+    dataset = lgb.Dataset(lightgbm_frame(frame), label=label, group=group, weight=weight,
                           categorical_feature="auto", free_raw_data=True,
                           params={"verbose": -1})
     callbacks = progress_callback(callback, offset=offset, total=total or n_rounds)
     if valid is None:
         return lgb.train(params, dataset, num_boost_round=n_rounds, callbacks=callbacks)
-    vset = lgb.Dataset(valid.frame, label=valid.label, group=valid.group,
+    vset = lgb.Dataset(lightgbm_frame(valid.frame), label=valid.label, group=valid.group,
                        reference=dataset, categorical_feature="auto",
                        params={"verbose": -1})
     history: dict = {}

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.models._base import lightgbm_frame
+
 __all__ = ["BLOCK_ROWS", "DaskUplift", "fit_lambdamart_dask", "fit_two_model_dask"]
 
 #: Rows per query block of :func:`fit_lambdamart_dask` (see its docstring for why).
@@ -65,6 +67,7 @@ class DaskUplift:
     def _predict_local(self, X: pd.DataFrame) -> np.ndarray:
         if len(X) == 0:  # LightGBM refuses an empty frame
             return np.empty(0, dtype=np.float64)
+        X = lightgbm_frame(X)  # the names it was fitted on
         if self.kind == "two_model":
             treated, control = self.models
             return _arm_prediction(treated, X) - _arm_prediction(control, X)
@@ -291,7 +294,7 @@ def fit_two_model_dask(frame: Any, *, features: Sequence[str], treatment: str, o
         part = _aligned(frame[frame[treatment] == arm][features + [outcome]], client)
         model = estimator(client=client,
                           **_lgb_params(n_estimators, learning_rate, random_state))
-        _fit_quietly(model, part[features], part[outcome])
+        _fit_quietly(model, lightgbm_frame(part[features]), part[outcome])
         models.append(model.to_local())
         del part  # the arm's rows leave the workers' memory
     return DaskUplift("two_model", models, features)
@@ -355,5 +358,5 @@ def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, 
     model = DaskLGBMRanker(client=client, objective=lightgbm_objective("pcg", method="binned"),
                            metric="None", **_lgb_params(n_estimators, learning_rate,
                                                         random_state))
-    _fit_quietly(model, queried[features], queried["_label"], group=sizes)
+    _fit_quietly(model, lightgbm_frame(queried[features]), queried["_label"], group=sizes)
     return DaskUplift("lambdamart", [model.to_local()], features)
