@@ -107,7 +107,7 @@ def test_bad_files_give_clear_messages(tmp_path):
         read_parquet_columns(junk, ["visit"])
     from core.data.large import file_columns
 
-    with pytest.raises(DataError, match=r"junk.parquet is not a readable Parquet file \(damaged"):
+    with pytest.raises(DataError, match=r"junk.parquet is not a Parquet file \(those start"):
         file_columns(junk)
     path = tmp_path / "small.parquet"
     pd.DataFrame({"visit": [0, 1, None], "treatment": [0, 1, 1]}).to_parquet(path)
@@ -303,6 +303,37 @@ def test_pasted_paths_folders_and_semicolon_files_get_plain_answers(tmp_path, mo
         file_columns(tmp_path)
     with pytest.raises(DataError, match="reads as one column .*seems ';'-separated"):
         file_columns(tmp_path / "semi.csv")
+
+
+def test_files_by_path_that_pyarrow_reads_badly_get_a_sentence(tmp_path):
+    """The fuzz cases: Latin-1 text ('utf-8' codec can't decode …), UTF-16 (a one-column
+    parse error), a Parquet file named .csv (binary in the message), a CSV named .parquet,
+    and duplicate column names (KeyError: 'Column f0 does not exist in schema' on Use)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from core.data import load_ab_file
+    from core.data.large import file_columns
+
+    frame = pd.DataFrame({"âge": [30, 40, 50, 60], "treatment": [0, 1, 0, 1],
+                          "visit": [0, 1, 1, 0]})
+    frame.to_csv(tmp_path / "latin1.csv", index=False, encoding="latin-1")
+    frame.to_csv(tmp_path / "utf16.csv", index=False, encoding="utf-16")
+    frame.to_parquet(tmp_path / "renamed.csv")
+    frame.to_csv(tmp_path / "text.parquet", index=False)
+    columns = [pa.array([0, 1, 0, 1]), pa.array([0, 1, 1, 0]), pa.array([0.1, 0.2, 0.3, 0.4]),
+               pa.array([1.0, 2.0, 3.0, 4.0])]
+    pq.write_table(pa.table(columns, names=["treatment", "visit", "f0", "f0"]),
+                   tmp_path / "dup.parquet")
+    for name, message in (("latin1.csv", "is not UTF-8 text .*upload it on the Upload tab"),
+                          ("utf16.csv", "is UTF-16 text: save it as CSV UTF-8"),
+                          ("renamed.csv", "is a Parquet file under another name: rename it"),
+                          ("text.parquet", r"is not a Parquet file .*a CSV under a .parquet name"),
+                          ("dup.parquet", r"duplicate column names: 'f0' \(2×\)")):
+        with pytest.raises(DataError, match=message):
+            file_columns(tmp_path / name)
+    with pytest.raises(DataError, match="duplicate column names"):
+        load_ab_file(tmp_path / "dup.parquet", treatment="treatment", outcome="visit")
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])

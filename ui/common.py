@@ -75,27 +75,32 @@ def sample_csv() -> bytes:
     return datasets.to_csv_bytes(load_benchmark(*DEFAULT_DATASET))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner="Reading the whole file (a large one takes a while)…",
+                   max_entries=2)
+def _upload_frame(content: bytes):
+    """The upload parsed once (:func:`core.data.read_frame`) for the mapping step's checks
+    below — it was parsed once per check and again per column chosen (39 s each for 220 MB).
+    A resource, not a copy per call: never modified."""
+    frame, _ = datasets.read_frame(content)
+    return frame
+
+
 def column_codes(content: bytes, column: str) -> list:
     """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm
     test); :class:`~core.data.DataError` when there are too many for a treatment column."""
-    frame, _ = datasets.read_frame(content)
-    datasets.check_arm_count(frame[column], column)
-    return datasets.arm_codes(frame[column])
+    col = _upload_frame(content)[column]
+    datasets.check_arm_count(col, column)
+    return datasets.arm_codes(col)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def column_strays(content: bytes, column: str) -> list:
     """Stray markers among a treatment column's codes (:func:`core.data.stray_arm_codes`)."""
-    frame, _ = datasets.read_frame(content)
-    return datasets.stray_arm_codes(frame[column])
+    return datasets.stray_arm_codes(_upload_frame(content)[column])
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def outcome_kind(content: bytes, column: str) -> str:
     """``"binary"`` or ``"continuous"``: how the mapping step proposes to read a column."""
-    frame, _ = datasets.read_frame(content)
-    return datasets.guess_outcome_kind(frame[column])
+    return datasets.guess_outcome_kind(_upload_frame(content)[column])
 
 
 def default_columns(columns: list) -> tuple[int, int]:

@@ -515,14 +515,26 @@ def file_columns(path: str | Path) -> list[str]:
 
     path = file_path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
+    _check_file_kind(path, parquet)
     try:
         if parquet:
-            return list(pq.ParquetFile(path).schema_arrow.names)
-        names = list(pcsv.open_csv(path).schema.names)
+            names = list(pq.ParquetFile(path).schema_arrow.names)
+        else:
+            names = list(pcsv.open_csv(path).schema.names)
+    except UnicodeDecodeError:
+        raise DataError(f"{path.name} is not UTF-8 text (a Windows / Latin-1 export?): save it "
+                        "as CSV UTF-8, or upload it on the Upload tab, which reads Latin-1 "
+                        "too.") from None
     except (OSError, pa.ArrowInvalid) as exc:
         what = ("is not a readable Parquet file (damaged, cut short, or another format under "
                 "a .parquet name)" if parquet else "cannot be read as CSV")
         raise DataError(f"{path.name} {what}. pyarrow says: {exc}") from None
+    if dup := sorted({n for n in names if names.count(n) > 1}):
+        raise DataError(f"{path.name} has duplicate column names: "
+                        + ", ".join(f"{n!r} ({names.count(n)}×)" for n in dup)
+                        + ". Give every column its own name.")
+    if parquet:
+        return names
     if len(names) == 1:
         sep = next((f"'{c}'" if c == ";" else "tab" for c in (";", "\t") if c in names[0]), "")
         raise DataError(
@@ -533,6 +545,28 @@ def file_columns(path: str | Path) -> list[str]:
                "Upload tab, which reads ';' and tabs" if sep else "")
             + ". An A/B test needs at least a treatment and an outcome column.")
     return names
+
+
+def _check_file_kind(path: Path, parquet: bool) -> None:
+    """A plain sentence, before pyarrow's, for a file this user cannot read, a Parquet file
+    under a CSV name or the other way round, and UTF-16 text (pyarrow reads UTF-8)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except PermissionError:
+        raise DataError(f"{path.name} cannot be opened: permission denied (this user may not "
+                        "read it).") from None
+    except OSError as exc:
+        raise DataError(f"{path.name} cannot be opened: {exc.strerror or exc}.") from None
+    if head == b"PAR1" and not parquet:
+        raise DataError(f"{path.name} is a Parquet file under another name: rename it to end "
+                        "in .parquet.")
+    if parquet and head != b"PAR1":
+        raise DataError(f"{path.name} is not a Parquet file (those start with 'PAR1'; a CSV "
+                        "under a .parquet name? then rename it to end in .csv).")
+    if not parquet and head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise DataError(f"{path.name} is UTF-16 text: save it as CSV UTF-8, or upload it on "
+                        "the Upload tab, which reads UTF-16.")
 
 
 def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
