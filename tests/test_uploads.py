@@ -12,6 +12,7 @@ import hashlib
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.data import (
@@ -251,3 +252,26 @@ def test_hillstrom_arms_match_their_design(shared_data):
     share, _, _ = srm_design(both.t, "hillstrom", {"arm": "any"})
     assert not hygiene.srm_test(both.t, expected_treated_share=share).attrs["srm"]
     assert hygiene.srm_test(both.t, expected_treated_share=0.5).attrs["srm"]
+
+
+def test_one_bad_cell_in_a_numeric_feature_is_missing_not_a_dropped_column():
+    """The fuzz case: one 'abc' (or '-' as a missing marker) in a column of 400 amounts
+    dropped the column as "text with more than 20 distinct values"; now the feature is kept
+    as numbers with those cells missing, said in a warning. A real text column still goes."""
+    rng = np.random.default_rng(2)
+    n = 400
+    x1 = rng.normal(size=n).round(3).astype(object)
+    x1[3], x1[10] = "abc", "-"
+    frame = pd.DataFrame({"x1": x1, "x2": rng.random(n), "words": [f"w{i}" for i in range(n)],
+                          "treatment": rng.integers(0, 2, n), "visit": rng.integers(0, 2, n)})
+    d = read_ab_csv(frame.to_csv(index=False).encode(), treatment="treatment", outcome="visit")
+    assert d.X["x1"].dtype == np.float64 and "words" not in d.X.columns
+    assert np.isnan(d.X["x1"].to_numpy()[[3, 10]]).all()
+    np.testing.assert_allclose(np.delete(d.X["x1"].to_numpy(), [3, 10]),
+                               np.delete(x1, [3, 10]).astype(float))
+    assert any("'x1' holds numbers except 2 rows ('abc', '-'): read as missing values" in w
+               for w in d.warnings)
+    x1[:20] = "abc"  # 5 % bad: not a numeric column with a few slips
+    d = read_ab_csv(frame.assign(x1=x1).to_csv(index=False).encode(), treatment="treatment",
+                    outcome="visit")
+    assert "x1" not in d.X.columns

@@ -261,6 +261,12 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
                 dropped_id.append(c)
             else:
                 cols[c] = s
+        elif (num := _mostly_numbers(s)) is not None:
+            bad = s[s.notna() & num.isna()]
+            shown = ", ".join(repr(str(v)) for v in bad.unique()[:3])
+            warnings.append(f"Feature {c!r} holds numbers except {_rows(len(bad))} ({shown}"
+                            f"{', …' if bad.nunique() > 3 else ''}): read as missing values.")
+            cols[c] = num
         else:
             levels = s.nunique(dropna=True)
             if levels <= max_levels or explicit:
@@ -289,6 +295,25 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
         warnings.append("Missing feature values are kept (LightGBM handles them): "
                         + ", ".join(f"{c!r} {n:,}" for c, n in miss.items()) + ".")
     return X, dropped_id
+
+
+#: A text column whose cells read as numbers but for at most this share (and at least
+#: :data:`MOSTLY_NUMBERS_ROWS` cells that do) is a numeric feature with a few bad cells.
+MOSTLY_NUMBERS_SHARE = 0.01
+MOSTLY_NUMBERS_ROWS = 20
+
+
+def _mostly_numbers(col: pd.Series) -> pd.Series | None:
+    """``col`` as float64 when all but a few of its non-missing cells read as numbers (one
+    ``abc`` or ``-`` in a column of amounts: it was dropped as "text with more than 20
+    distinct values"), else None."""
+    present = col.notna()
+    num = pd.to_numeric(col.astype("string").str.strip(), errors="coerce").astype("float64")
+    good = int((present & num.notna()).sum())
+    bad = int(present.sum()) - good
+    if good < MOSTLY_NUMBERS_ROWS or bad == 0 or bad > MOSTLY_NUMBERS_SHARE * present.sum():
+        return None
+    return num
 
 
 # --------------------------------------------------------------------------- public
