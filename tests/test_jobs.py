@@ -9,8 +9,12 @@ serves most tests: jobs are told apart by their configs and sessions.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
+import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -22,7 +26,7 @@ import pandas as pd
 import pytest
 
 from core.data.abdata import ABData
-from core.runs.jobs import JobRunner
+from core.runs.jobs import JobRunner, RunsDirError
 from core.runs.store import RunConfig, RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,7 +226,10 @@ def test_cancel_kills_a_model_that_never_reports_then_the_next_job_runs(runner):
     job = runner.submit(c, data=DATA)
     poll(runner, job, lambda s: s.split == 1)  # inside fit
     t0 = time.monotonic()
-    runner.cancel(job)
+    with runner._lock:  # the worker cannot be stopped meanwhile: the request is seen
+        runner.cancel(job)
+        s = runner.status(job)
+    assert s.state == "running" and s.cancelling and s.message == "Cancelling…"
     s = runner.wait(job, 2.0)
     assert s.state == "cancelled" and time.monotonic() - t0 < 2.0
     assert not runner.store.exists(c.run_id())
@@ -259,10 +266,80 @@ def test_a_failing_job_is_reported_and_the_next_one_still_runs(runner):
 
 def test_a_crashed_worker_fails_its_job_and_a_new_worker_takes_the_next(runner):
     s = runner.wait(runner.submit(toy(crash=True), data=DATA), WAIT)
+    log = runner.store.root / "_jobs" / s.job_id / "log.txt"
     assert s.state == "failed"
-    assert s.message == ("The training process stopped unexpectedly (exit code 3); "
-                         "see the job log.")
+    assert s.message == f"The training process stopped unexpectedly (exit code 3). Its log: {log}"
+    assert "exited with code 3" in log.read_text()
     assert runner.wait(runner.submit(toy(n_estimators=2, tag=3), data=DATA), WAIT).state == "done"
+
+
+def test_a_worker_killed_by_the_system_names_the_likely_cause_and_its_run_goes(runner):
+    c = toy(n_estimators=2000, sleep=0.05, tag=41)  # 100 s if never stopped
+    job = runner.submit(c, data=DATA)
+    poll(runner, job, lambda s: s.round >= 1)
+    job_dir = runner.store.root / "_jobs" / job
+    assert list(job_dir.glob(f"{c.run_id()}-*"))  # the run it is writing
+    (worker,) = runner._workers
+    os.kill(worker.proc.pid, signal.SIGKILL)  # what the kernel's out-of-memory killer sends
+    s = runner.wait(job, WAIT)
+    log = job_dir / "log.txt"
+    assert s.state == "failed"
+    assert s.message == ("The training process stopped unexpectedly: it was killed (SIGKILL), "
+                         "most likely by the system because the machine ran out of memory. "
+                         f"Its log: {log}")
+    assert "exited with code -9" in log.read_text()
+    assert not list(job_dir.glob(f"{c.run_id()}-*"))  # no half-written run left behind
+
+
+def test_submit_refuses_a_runs_directory_that_cannot_be_written(tmp_path):
+    # running as root, permissions do not stop writes: a runs directory under a file does
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    root = blocker / "runs"
+    r = JobRunner(store=root, model_factory=FACTORY)
+    expected = (f"The runs directory {root} cannot be written ({os.strerror(errno.ENOTDIR)}), "
+                "so no trained run could be stored there.")
+    with pytest.raises(RunsDirError, match=re.escape(expected)) as caught:
+        r.submit(toy(tag=46), data=DATA, session="ro")
+    assert isinstance(caught.value, ValueError)  # so a page shows the sentence as it is
+    assert r.jobs() == [] and r._workers == []  # nothing queued, no worker started
+    r.shutdown()
+
+
+def test_a_run_that_cannot_be_saved_says_so_without_temporary_paths(runner):
+    c = toy(n_estimators=3, tag=42)
+    in_the_way = runner.store.root / c.run_id()  # a file where the run goes: no rename onto it
+    in_the_way.write_text("")
+    try:
+        s = runner.wait(runner.submit(c, data=DATA), WAIT)
+    finally:
+        in_the_way.unlink()
+    assert s.state == "failed"
+    assert s.message == (f"Training finished but the run could not be saved to "
+                         f"{runner.store.root}: {os.strerror(errno.ENOTDIR)}.")
+    assert "Traceback" in runner.log(s.job_id)  # the details stay in the log
+    job_dir = runner.store.root / "_jobs" / s.job_id
+    assert not list(job_dir.glob(f"{c.run_id()}-*"))
+
+
+def test_a_job_whose_folder_cannot_be_made_fails_alone_and_the_worker_stays(runner,
+                                                                             monkeypatch):
+    monkeypatch.setattr(runner, "cancel_grace", 60.0)  # the worker stops by itself, unkilled
+    long = runner.submit(toy(n_estimators=400, sleep=0.01, tag=43), data=DATA)
+    poll(runner, long, lambda s: s.round >= 1)
+    (worker,) = runner._workers
+    queued = runner.submit(toy(n_estimators=2, tag=44), data=DATA)
+    folder = runner.store.root / "_jobs" / queued
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.write_text("")  # a file where its folder should be
+    runner.cancel(long)
+    s = runner.wait(queued, WAIT)
+    assert s.state == "failed"
+    assert s.message == (f"Could not create the job's folder in {runner.store.root / '_jobs'}: "
+                         f"{os.strerror(errno.EEXIST)}.")
+    after = runner.wait(runner.submit(toy(n_estimators=2, tag=45), data=DATA), WAIT)
+    assert after.state == "done"
+    assert runner._workers == [worker] and worker.alive()  # the same worker ran it
 
 
 def test_a_dataset_that_changed_fails_with_a_clear_message(runner):
@@ -457,6 +534,14 @@ def _running(**fields):
     # no total known yet: "starting…", never "0/0"
     ({"split": 0, "round": 0, "total": 0}, "starting…, 3 s"),
     ({"split": 0, "n_splits": 5, "round": 0, "total": 0}, "split 1/5, starting…, 3 s"),
+    ({"split": 1, "n_splits": 5, "round": 0, "total": 0, "message": "Training split 1 of 5"},
+     "split 1/5, starting…, 3 s"),
+    # setup: the status says which step (at 14M rows it takes half a minute)
+    ({"split": 0, "n_splits": 5, "message": "Loading the data…"}, "Loading the data…, 3 s"),
+    ({"split": 0, "message": "Splitting the data…"}, "Splitting the data…, 3 s"),
+    # a cancel request: no more rounds, but that it is stopping
+    ({"split": 2, "n_splits": 10, "round": 40, "total": 100, "eta": 12.4, "cancelling": True,
+      "message": "Cancelling…"}, "Cancelling…, 3 s"),
     ({"state": "queued", "position": 2}, "queued, position 2"),
     ({"kind": "task", "message": "Simulating…", "progress": 0.25}, "Simulating… 25%, 3 s"),
 ])
@@ -499,3 +584,28 @@ def test_no_time_left_is_claimed_from_the_first_rounds(tmp_path):
     assert _make_status(snap, first, 0, 103.0).eta is None
     later = {**first, "round": 20, "updated": 104.0}  # 20 rounds in 4 s: 80 left, 16 s
     assert _make_status(snap, later, 0, 104.0).eta == pytest.approx(16.0)
+
+
+def test_the_status_says_what_a_job_is_setting_up_and_that_it_is_cancelling(tmp_path):
+    from types import SimpleNamespace
+
+    from core.runs.jobs import _make_status
+    from ui.jobs import progress_text
+
+    snap = dict(state="running", started=100.0, finished=None, message="",
+                config=SimpleNamespace(n_splits=3), cancel_requested=False,
+                job_dir=tmp_path, job_id="j", run_id="r", label="L", sessions=["A"],
+                submitted=99.0, fingerprint=None, data_name=None)
+    for phase, text in (("starting", "Starting the worker process…"),
+                        ("loading", "Loading the data…"), ("splitting", "Splitting the data…")):
+        s = _make_status(snap, {"phase": phase, "n_splits": 3}, 0, 127.0)
+        assert not s.cancelling and progress_text(s) == f"{text}, 27 s"
+    training = {"phase": "training", "split": 2, "n_splits": 3, "round": 40, "total": 100}
+    assert progress_text(_make_status(snap, training, 0, 127.0)) == "split 2/3, round 40/100, 27 s"
+    s = _make_status({**snap, "cancel_requested": True}, training, 0, 127.0)
+    assert s.cancelling and s.message == "Cancelling…"
+    assert progress_text(s) == "Cancelling…, 27 s"
+    # once stopped, nothing is cancelling any more
+    done = _make_status({**snap, "state": "cancelled", "cancel_requested": True,
+                         "finished": 128.0}, training, 0, 130.0)
+    assert not done.cancelling

@@ -11,22 +11,31 @@ import streamlit as st
 
 from core.runs.jobs import JobRunner, JobStatus
 
+#: Shown in a tab whose Cancel only detached it from a job another open tab also follows.
+FOLLOWED_ELSEWHERE = "Stopped following this job; it keeps running for another open tab."
+_DETACHED = "jobs_detached"  # session state: ids of the jobs this session stopped following
+
 
 def progress_text(job: JobStatus) -> str:
     """One line of progress: queue position, or split/round (training) or the task's step.
 
     Rounds count the budget the user asked for: a two-model run of 100 rounds reads
     "round 95/100 of the treated-arm model", then "… of the control-arm model" (never
-    "95/200"); before the model reports its first round the line says "starting…" (never
-    "0/0").
+    "95/200"); while the data is loaded and split the line says so ("Loading the data…, 5 s"),
+    then "starting…" until the model reports its first round (never "0/0").  After a cancel
+    request it reads "Cancelling…" until the job has stopped.
     """
     if job.state == "queued":
         return f"queued, position {job.position}"
+    if job.cancelling:
+        return f"Cancelling…, {job.elapsed:.0f} s"
     eta = f", about {job.eta:.0f} s left" if job.eta is not None else ""
     if job.kind == "task":
         return f"{job.message} {job.fraction:.0%}, {job.elapsed:.0f} s{eta}"
     split = f"split {max(job.split, 1)}/{job.n_splits}, " if job.n_splits > 1 else ""
     if not job.total:
+        if not job.split and job.message:  # setup: the status says which step
+            return f"{job.message}, {job.elapsed:.0f} s"
         return f"{split}starting…, {job.elapsed:.0f} s"
     of = ""
     if job.n_parts > 1:
@@ -46,31 +55,52 @@ def listed_jobs(runner: JobRunner, session: str, *,
     """The training jobs a page lists: ``session``'s, and the orphans — jobs whose every
     tab was reloaded or closed (``is_open(session id)`` false for all of them), still
     running or ended since this session first asked — so they can be followed and
-    cancelled.  A job another open tab is following is not listed (nor cancellable) here.
-    Returns ``(jobs, ids of session's own)``."""
+    cancelled.  A job another open tab is following is not listed (nor cancellable) here,
+    except one this session stopped following while it runs (:func:`draw_job` says so).
+    Jobs ``interrupted`` by a restart of the app are listed for every session until one
+    dismisses them, and count as its own.  Returns ``(jobs, ids of session's own)``."""
     jobs = runner.jobs(session=session)
     mine = {job.job_id for job in jobs}
     since = st.session_state.setdefault("jobs_listed_since", time.time())
-    return jobs + [job for job in runner.jobs() if job.job_id not in mine
-                   and job.kind == "train"
-                   and not any(is_open(s) for s in job.sessions)
-                   and (not job.is_final or (job.finished or 0) >= since)], mine
+    detached = st.session_state.setdefault(_DETACHED, set())
+    out = list(jobs)
+    for job in runner.jobs():
+        if job.job_id in mine or job.kind != "train":
+            continue
+        followed = any(is_open(s) for s in job.sessions)
+        if job.state == "interrupted" or (job.job_id in detached and followed
+                                          and not job.is_final):
+            out.append(job)
+            mine.add(job.job_id)
+        elif not followed and (not job.is_final or (job.finished or 0) >= since):
+            out.append(job)
+    return out, mine
 
 
 def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str,
              container=None, title: bool = True) -> None:
     """A bordered box: title and state, progress bar and Cancel while it runs, how it ended.
 
-    Cancel detaches ``session`` from the job (it stops when no other session wants it);
-    ``session=None`` stops it for every session (a job whose tab was reloaded or closed)."""
+    Cancel detaches ``session`` from the job (it stops when no other session wants it: the
+    box then says "Cancelling…" and the button is disabled until it has stopped; a job
+    another session still follows keeps running, and the box says so);
+    ``session=None`` stops it for every session (a job whose tab was reloaded or closed).
+    A job interrupted by a restart of the app has a Dismiss button instead."""
     box = (container or st).container(border=True)
     head, button = box.columns([5, 1])
     if title:
         head.markdown(f"**{job.label}** — {job.state}")
     if job.state in ("queued", "running"):
+        if session is not None and job.sessions and session not in job.sessions:
+            box.info(FOLLOWED_ELSEWHERE, icon=":material/tab:")
+            return
         box.progress(job.fraction, text=progress_text(job))
-        if button.button("Cancel", key=key, icon=":material/cancel:"):
-            runner.cancel(job.job_id, session=session)
+        button.button("Cancel", key=key, icon=":material/cancel:", disabled=job.cancelling,
+                      on_click=_cancel, args=(runner, job.job_id, session))
+    elif job.state == "interrupted":
+        box.warning(job.message, icon=":material/restart_alt:")
+        button.button("Dismiss", key=key, icon=":material/close:", on_click=runner.dismiss,
+                      args=(job.job_id,))
     elif job.state == "failed":
         box.error(job.message, icon=":material/error:")
     elif job.state == "cancelled":
@@ -79,6 +109,15 @@ def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str
         done = "Trained" if job.kind == "train" else "Done"
         box.success(f"{done} in {job.elapsed:.1f} s" if job.state == "done" else job.message,
                     icon=":material/check:")
+
+
+def _cancel(runner: JobRunner, job_id: str, session: str | None) -> None:
+    """Cancel's callback (it runs before the rerun, which then shows the new state)."""
+    runner.cancel(job_id, session=session)
+    after = task_status(runner, job_id)
+    if session is not None and after is not None and not after.is_final \
+            and session not in after.sessions:  # another session still follows it
+        st.session_state.setdefault(_DETACHED, set()).add(job_id)
 
 
 def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:

@@ -6,7 +6,14 @@ Importing this package loads neither LightGBM nor scikit-learn (the app starts f
 presets are in :mod:`core.runs.presets`."""
 
 from core.runs.export import neutralise, safe_csv_bytes
-from core.runs.jobs import CANCEL_GRACE_S, FINAL_STATES, STATES, JobRunner, JobStatus
+from core.runs.jobs import (
+    CANCEL_GRACE_S,
+    FINAL_STATES,
+    STATES,
+    JobRunner,
+    JobStatus,
+    RunsDirError,
+)
 from core.runs.report import html_report
 from core.runs.store import (
     RUN_FORMAT_VERSION,
@@ -17,6 +24,6 @@ from core.runs.store import (
     default_runs_dir,
 )
 
-__all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "RUN_FORMAT_VERSION",
-           "STATES", "JobRunner", "JobStatus", "Run", "RunConfig", "RunStore", "SplitScores",
+__all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "RUN_FORMAT_VERSION", "STATES", "JobRunner",
+           "JobStatus", "Run", "RunConfig", "RunStore", "RunsDirError", "SplitScores",
            "default_runs_dir", "html_report", "neutralise", "safe_csv_bytes"]

@@ -5,6 +5,18 @@ worker_main()"`` and a thread that reads its replies.  Worker side, :func:`worke
 one JSON job per line on stdin, trains it (:func:`run_job`) and writes one JSON reply per line
 on the original stdout (anything else printed to stdout goes to stderr).  Progress and the
 cancel flag are files in the job's folder (:class:`Progress`).  Nothing is pickled.
+
+A worker never outlives the app process that started it: a thread reads its stdin, whose other
+end only that app process holds, and end of file there means the app is gone (killed, even
+with SIGKILL, or shutting down), so the worker ends at once (``os._exit``) even in the middle
+of a training run — it would otherwise train on, unseen and uncancellable, and could train
+the same run a second time beside a restarted app.  (Not ``prctl(PR_SET_PDEATHSIG)``: Linux
+sends that signal when the *thread* that started the worker ends, and Streamlit starts it
+from a script thread that ends after every page run.)
+
+Lock files tell live jobs from dead ones (:func:`take_lock`): the app process holds
+``owner.lock`` of each job it has queued or running, the worker ``worker.lock`` of the job
+it runs; the operating system releases them when a process dies, however it dies.
 """
 
 from __future__ import annotations
@@ -13,6 +25,7 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -27,6 +40,12 @@ from typing import Any
 from core.data.abdata import ABData
 from core.runs.store import RunConfig, RunStore, make_splits
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+    import msvcrt
+
 log = logging.getLogger("uprank")
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = "from core.runs._worker import worker_main; worker_main()"
@@ -38,6 +57,11 @@ WRITE_EVERY_S = 0.1  # progress-file writes, at most this often
 PROGRESS_PARTS: dict[str, tuple[str, ...]] = {
     "TwoModel": ("treated-arm model", "control-arm model"),
 }
+#: Lock files in a job's folder: held by the app process that queued the job, and by the
+#: worker that runs it.
+OWNER_LOCK, WORKER_LOCK = "owner.lock", "worker.lock"
+#: Exit code of a worker whose app process is gone.
+ORPHAN_EXIT = 17
 
 
 class WorkerProcess:
@@ -104,6 +128,37 @@ class WorkerProcess:
             callback(self)
 
 
+def take_lock(path: Path, *, wait: bool = True) -> int | None:
+    """Open ``path`` (created if missing) and lock it for this open file; returns its
+    descriptor, to pass to :func:`release_lock`.
+
+    ``None`` when another holder has the lock (with ``wait=False``; ``flock`` locks are per
+    open file, so this includes a second ``take_lock`` in the same process) or when the file
+    cannot be opened.  The operating system drops the lock when the holder's process ends,
+    however it ends: a held lock means a live owner, never a stale one.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        else:  # pragma: no cover - Windows
+            msvcrt.locking(fd, msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def release_lock(fd: int | None) -> None:
+    """Release a lock of :func:`take_lock` (``None`` is ignored)."""
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def append_log(job_dir: Path, text: str) -> None:
     """Append to the job's ``log.txt`` (never raises)."""
     with contextlib.suppress(OSError):
@@ -128,14 +183,40 @@ def worker_main() -> None:
         import core.evaluation.curves  # noqa: F401
         import core.models.baselines  # noqa: F401
     _warm_lambda_kernels()
-    for line in sys.stdin:
+    jobs: queue.Queue[str | None] = queue.Queue()
+    busy, eof = threading.Event(), threading.Event()
+    threading.Thread(target=_read_stdin, args=(sys.stdin, jobs, busy, eof), daemon=True,
+                     name="uprank-stdin").start()
+    while (line := jobs.get()) is not None:
         if not line.strip():
             continue
         msg = json.loads(line)
         for p in msg.get("sys_path", []):
             if p not in sys.path:
                 sys.path.append(p)
-        replies.write(json.dumps(run_job(msg)) + "\n")
+        busy.set()
+        if eof.is_set():  # the app went away between the job's line and now
+            os._exit(ORPHAN_EXIT)
+        reply = run_job(msg)
+        busy.clear()
+        try:
+            replies.write(json.dumps(reply) + "\n")
+        except (OSError, ValueError):  # the app is gone (BrokenPipeError): nobody to tell
+            os._exit(ORPHAN_EXIT)
+
+
+def _read_stdin(stdin: Any, jobs: queue.Queue, busy: threading.Event,
+                eof: threading.Event) -> None:
+    """Hand the job lines of ``stdin`` to the main loop; at end of file — the app process
+    closed the pipe or died — stop the loop, or end the process at once when a job is
+    running (the app removes its half-written run: :mod:`core.runs.jobs`)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in stdin:
+            jobs.put(line)
+    eof.set()
+    if busy.is_set():
+        os._exit(ORPHAN_EXIT)
+    jobs.put(None)
 
 
 def _warm_lambda_kernels() -> None:
@@ -226,6 +307,7 @@ def run_job(msg: dict) -> dict:
             cancelled = JobCancelled
         n_steps = int(msg["config"].get("n_repeats", 1))
     progress = Progress(job_dir, n_steps, cancelled)
+    lock = take_lock(job_dir / WORKER_LOCK)  # "this job's worker is alive"
     progress.write()
     try:
         reply.update(_run_task(msg, progress) if task else _train(msg, progress))
@@ -235,9 +317,18 @@ def run_job(msg: dict) -> dict:
         if isinstance(exc, (SystemExit, KeyboardInterrupt)):
             raise
         append_log(job_dir, traceback.format_exc())
+        if isinstance(exc, RunNotSaved):
+            return {**reply, "state": "failed", "message": str(exc)}
         what = (msg["task"].get("label") or "The task").split(":")[0] if task else "Training"
         return {**reply, "state": "failed", "message": _one_line(exc, progress.state, what)}
+    finally:
+        release_lock(lock)
     return reply
+
+
+class RunNotSaved(Exception):
+    """The training finished but its run could not be moved into the runs directory; the
+    message names that directory and the reason, not the temporary folders."""
 
 
 def _one_line(exc: BaseException, state: dict, what: str = "Training") -> str:
@@ -351,7 +442,12 @@ def _train(msg: dict, progress: Progress) -> dict:
             "metrics": metrics, "metrics_mean": _mean_metrics(metrics),
             "messages": messages, "versions": _versions(),
         }
-        writer.commit(result)
+        try:
+            writer.commit(result)
+        except OSError as err:
+            reason = err.strerror or type(err).__name__
+            raise RunNotSaved(f"Training finished but the run could not be saved to "
+                              f"{store.root}: {reason}.") from err
     return {"state": "done", "run_id": run_id}
 
 

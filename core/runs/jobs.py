@@ -20,6 +20,18 @@ Design
   config's fingerprint.
 * **Progress** goes through a small file per job (``<runs>/_jobs/<job_id>/progress.json``,
   replaced atomically, at most ten times a second), read when a page asks for a status.
+* **Restarts.**  A worker ends with the app process that started it (see
+  :mod:`core.runs._worker`).  Each queued or running job has a ``job.json`` (what it trains,
+  its label) in its folder, and its app process holds the folder's ``owner.lock``; both go
+  when the job ends.  A new runner finds the ``job.json`` whose lock nobody holds — jobs of
+  an app process that died — and lists them as ``interrupted`` (the run was not stored:
+  train again), removes their folders with the half-written runs in them, and removes the
+  half-written runs any dead worker left in other job folders.  Folders whose locks a live
+  process holds (another app process sharing the runs directory, or its worker) are never
+  touched.
+* **The runs directory** must be writable: :meth:`JobRunner.submit` refuses at once
+  (:class:`RunsDirError`, naming it) rather than train for nothing, and a run that cannot be
+  saved after training fails with "Training finished but the run could not be saved to …".
 * **Cancel** creates the file ``_jobs/<job_id>/cancel``; the worker's progress callback
   looks for it (every 20 ms at most) and raises :class:`core.models.baselines.TrainingCancelled`.
   Boosting rounds take milliseconds, so this stops a job in well under a second.  A model
@@ -36,7 +48,8 @@ Design
   handling and caching: its result is stored under the task's key
   (:meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`).
 
-Job states: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``; or ``cached``.
+Job states: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``; or ``cached``;
+or ``interrupted`` (queued or running when the app process that owned it died).
 A failure (an exception in the worker, or the worker dying) is recorded with a one-line
 message and the traceback in the job's ``log.txt``; it is never raised into the caller.
 
@@ -58,9 +71,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -72,12 +89,19 @@ from typing import Any
 
 from core._validation import check_positive_int
 from core.data.abdata import ABData
-from core.runs._worker import WorkerProcess, append_log
-from core.runs.store import RunConfig, RunStore, _remove_older_than
+from core.runs._worker import (
+    OWNER_LOCK,
+    WORKER_LOCK,
+    WorkerProcess,
+    append_log,
+    release_lock,
+    take_lock,
+)
+from core.runs.store import RunConfig, RunStore
 from core.runs.tasks import TaskSpec
 
 __all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "MODEL_FACTORY", "STATES", "JobRunner",
-           "JobStatus"]
+           "JobStatus", "RunsDirError"]
 
 #: Default model factory, as "module:attribute"; called in the worker as
 #: ``factory(config.model, **config.params_dict)``.  Tests pass their own to
@@ -85,15 +109,22 @@ __all__ = ["CANCEL_GRACE_S", "FINAL_STATES", "MODEL_FACTORY", "STATES", "JobRunn
 MODEL_FACTORY = "core.models.baselines:make_model"
 #: Seconds between a cancel request and killing a worker that has not stopped by itself.
 CANCEL_GRACE_S = 1.0
-STATES = ("queued", "running", "done", "cached", "failed", "cancelled")
-FINAL_STATES = frozenset({"done", "cached", "failed", "cancelled"})
+STATES = ("queued", "running", "done", "cached", "failed", "cancelled", "interrupted")
+FINAL_STATES = frozenset({"done", "cached", "failed", "cancelled", "interrupted"})
 _KEEP_JOB_DIRS_S = 7 * 86_400.0
+_JOB_FILE = "job.json"  # in the folder of a queued or running job: what it is
+_HALF_WRITTEN = re.compile(r"[0-9a-f]{16}-.+")  # a run being written: "<run_id>-<random>"
 _CACHED = {"train": "Already trained: the stored run is used.",
            "task": "Already computed: the stored result is used."}
 _PHASES = {"starting": "Starting the worker process…", "running": "Running…",
            "loading": "Loading the data…", "splitting": "Splitting the data…",
            "training": "Training",
            "saving": "Saving the run…"}
+
+
+class RunsDirError(OSError, ValueError):
+    """The runs directory cannot be written, so a job could not store its run (an
+    ``OSError``, and a ``ValueError`` so that pages show its sentence as bad input)."""
 
 
 @dataclass(frozen=True)
@@ -105,11 +136,13 @@ class JobStatus:
     (the two-model learner: the treated-arm model, then the control-arm model) is at model
     ``part`` of ``n_parts``, named ``part_name``, and ``total`` is the budget the user asked
     for, not the sum over the models; ``total`` is 0 until the model reports its first round.
-    A task reports ``progress`` (share done) and its ``message`` instead; ``run_id`` is the run id of a training job and the result key
-    of a task (``kind`` says which); ``elapsed`` and ``eta`` are seconds (``eta`` is ``None``
-    until a rate is known); ``position`` is the place in the queue (1 = next), 0 otherwise;
+    A task reports ``progress`` (share done) and its ``message`` instead; ``run_id`` is the
+    run id of a training job and the result key of a task (``kind`` says which); ``elapsed``
+    and ``eta`` are seconds (``eta`` is ``None`` until a rate is known); ``position`` is the
+    place in the queue (1 = next), 0 otherwise;
     ``sessions`` are the sessions that submitted it; ``submitted``/``started``/``finished``
-    are ``time.time()`` stamps (``None`` when not reached); ``fingerprint`` is the
+    are ``time.time()`` stamps (``None`` when not reached); ``cancelling`` is true from a
+    cancel request until a running job has stopped; ``fingerprint`` is the
     fingerprint of the data the job works on (:meth:`ABData.fingerprint
     <core.data.abdata.ABData.fingerprint>`: a training job's config, a task's ``fingerprint``
     parameter), ``None`` for a task on no dataset; ``data_name`` names a training job's data
@@ -140,10 +173,11 @@ class JobStatus:
     n_parts: int = 1
     part_name: str = ""
     data_name: str | None = None
+    cancelling: bool = False
 
     @property
     def is_final(self) -> bool:
-        """True for done, cached, failed and cancelled."""
+        """True for done, cached, failed, cancelled and interrupted."""
         return self.state in FINAL_STATES
 
     @property
@@ -177,6 +211,7 @@ class _Job:
     cancel_requested: bool = False
     progress: dict = field(default_factory=dict)
     data_name: str | None = None
+    lock: int | None = None  # descriptor of the folder's owner.lock while queued or running
 
     @property
     def kind(self) -> str:
@@ -196,6 +231,12 @@ class _Job:
     def is_stored(self, store: RunStore) -> bool:
         return (store.has_result(self.run_id) if isinstance(self.config, TaskSpec)
                 else store.exists(self.run_id))
+
+    def record(self) -> dict:
+        """What a later app process needs to list this job if this one dies (``job.json``)."""
+        return {"job_id": self.job_id, "kind": self.kind, "run_id": self.run_id,
+                "label": self.label, "data_name": self.data_name, "submitted": self.submitted,
+                "config": self.config.to_dict()}
 
     def worker_message(self, store: RunStore, factory: str) -> dict:
         head = {"job_id": self.job_id, "job_dir": str(self.job_dir), "store": str(store.root),
@@ -248,7 +289,8 @@ class JobRunner:
         self._closed = False
         self._finalizer = weakref.finalize(self, _kill_all, self._workers)
         with contextlib.suppress(OSError):
-            _remove_older_than(self._jobs_dir, _KEEP_JOB_DIRS_S)
+            self._recover()
+        with contextlib.suppress(OSError):
             self.store.cleanup()
 
     # ------------------------------------------------------------------ public API
@@ -279,6 +321,9 @@ class JobRunner:
         ValueError
             ``data`` does not match ``config.fingerprint``, or uploaded data is missing
             (:class:`~core.data.abdata.DataError` when a column cannot be copied).
+        RunsDirError
+            The run is not stored yet and the runs directory cannot be written (it
+            could not be stored).
         RuntimeError
             The runner was shut down.
         """
@@ -294,6 +339,8 @@ class JobRunner:
                                  f"fingerprint {fp[:12]}… differs from "
                                  f"config.fingerprint {config.fingerprint[:12]}….")
         run_id = config.run_id()
+        if not self.store.exists(run_id):
+            self._check_writable()  # before a data copy, and before any training
         if config.dataset is None and not self.store.exists(run_id):
             if data is not None:
                 self.store.save_data(data)
@@ -313,12 +360,16 @@ class JobRunner:
         ``inputs`` maps names to numpy arrays handed to the task (saved as ``.npz``, never
         pickled).  A task whose result is stored is "cached" at once; one already queued or
         running returns the existing job id.  Its :attr:`JobStatus.run_id` is the result key
-        for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`.
+        for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`.  Raises
+        :class:`RunsDirError` when the result is not stored and the runs directory cannot be
+        written.
         """
         if not isinstance(task, TaskSpec):
             raise TypeError(f"task must be a TaskSpec; got {type(task).__name__}.")
         if session is not None and not isinstance(session, str):
             raise ValueError(f"session must be None or a string; got {type(session).__name__}.")
+        if not self.store.has_result(task.key()):
+            self._check_writable()
         return self._enqueue(task, task.key(), task.label or task.target, session,
                              inputs=inputs)
 
@@ -341,6 +392,11 @@ class JobRunner:
             if job.is_stored(self.store):
                 self._finish(job, "cached", _CACHED[job.kind])
             else:
+                try:
+                    self._claim(job)
+                except OSError as err:
+                    self._finish(job, "failed", self._no_folder(err))
+                    return job_id
                 if inputs:
                     try:
                         _save_inputs(job.job_dir, inputs)
@@ -428,6 +484,18 @@ class JobRunner:
                 raise TimeoutError(f"Job {job_id} is still {job.state} after {timeout} s.")
         return self.status(job_id)
 
+    def dismiss(self, job_id: str) -> bool:
+        """Forget a finished job (its stored run stays): it is no longer listed, and its
+        folder is removed.  ``False`` while it is queued or running (cancel it first)."""
+        with self._lock:
+            job = self._job(job_id)
+            if job.state not in FINAL_STATES:
+                return False
+            del self._jobs[job_id]
+            self._changed.notify_all()
+        _remove_job_dir(job.job_dir)
+        return True
+
     def log(self, job_id: str) -> str:
         """The job's log (the traceback of a failure), or ``""``."""
         with self._lock:
@@ -466,6 +534,7 @@ class JobRunner:
             for job in self._jobs.values():
                 if job.state == "running":
                     self._finish(job, "cancelled", "Cancelled: the app is shutting down.")
+                    _remove_half_written(job)
 
     def __enter__(self) -> JobRunner:
         return self
@@ -493,6 +562,10 @@ class JobRunner:
             message = job.worker_message(self.store, self.model_factory)
             try:
                 job.job_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as err:  # the job's own trouble: the idle worker stays
+                self._finish(job, "failed", self._no_folder(err))
+                continue
+            try:
                 if worker is None:
                     worker = WorkerProcess(self._on_reply, self._on_exit, nice=self.nice)
                     self._workers.append(worker)
@@ -518,6 +591,11 @@ class JobRunner:
         job.worker = None
         if self._active.get(job.run_id) == job.job_id:
             del self._active[job.run_id]
+        if job.lock is not None:  # no longer a live job: job.json first, then the lock
+            with contextlib.suppress(OSError):
+                (job.job_dir / _JOB_FILE).unlink(missing_ok=True)
+            release_lock(job.lock)
+            job.lock = None
         self._changed.notify_all()
 
     def _on_reply(self, worker: WorkerProcess, reply: dict) -> None:
@@ -546,10 +624,14 @@ class JobRunner:
                     self._finish(job, "cancelled", "Cancelled.")
                 else:
                     code = worker.proc.returncode
-                    append_log(job.job_dir, f"The worker process exited with code {code}.\n")
+                    why = _exit_reason(code)
+                    append_log(job.job_dir, f"The worker process exited with code {code}"
+                               f"{': ' + why if why else ''}.\n")
                     what = "training" if job.kind == "train" else "worker"
-                    self._finish(job, "failed", f"The {what} process stopped unexpectedly "
-                                 f"(exit code {code}); see the job log.")
+                    why = f": {why}." if why else f" (exit code {code})."
+                    self._finish(job, "failed", f"The {what} process stopped unexpectedly{why} "
+                                 f"Its log: {job.job_dir / 'log.txt'}")
+                _remove_half_written(job)
             if not self._closed:
                 self._dispatch()
 
@@ -565,9 +647,51 @@ class JobRunner:
             self._finish(job, "cancelled", "Cancelled (the training process was stopped).")
             with contextlib.suppress(subprocess.TimeoutExpired):
                 worker.proc.wait(1.0)
-            for tmp in job.job_dir.glob(f"{job.run_id}-*"):  # its half-written run
-                shutil.rmtree(tmp, ignore_errors=True)
+            _remove_half_written(job)
             self._dispatch()
+
+    def _check_writable(self) -> None:
+        """Raise :class:`RunsDirError` unless runs (and job folders) can be written."""
+        try:
+            self._jobs_dir.mkdir(parents=True, exist_ok=True)
+            for folder in (self.store.root, self._jobs_dir):
+                fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=folder)
+                os.close(fd)
+                os.unlink(probe)
+        except OSError as err:
+            raise RunsDirError(
+                f"The runs directory {self.store.root} cannot be written ({_reason(err)}), so "
+                "no trained run could be stored there. Make it writable, or set "
+                "UPRANK_RUNS_DIR to a writable folder and restart the app.") from None
+
+    def _no_folder(self, err: OSError) -> str:
+        return f"Could not create the job's folder in {self._jobs_dir}: {_reason(err)}."
+
+    def _claim(self, job: _Job) -> None:
+        """Make the job's folder, hold its owner lock and write its ``job.json`` (the lock
+        first: a new runner that finds ``job.json`` unlocked takes the job for dead)."""
+        job.job_dir.mkdir(parents=True, exist_ok=True)
+        job.lock = take_lock(job.job_dir / OWNER_LOCK)
+        (job.job_dir / _JOB_FILE).write_text(json.dumps(job.record()), encoding="utf-8")
+
+    def _recover(self) -> None:
+        """At start: list the jobs of app processes that died as ``interrupted`` and remove
+        their folders, and the half-written runs of dead workers (module docstring)."""
+        if not self._jobs_dir.is_dir():
+            return
+        found, old = [], time.time() - _KEEP_JOB_DIRS_S
+        for folder in self._jobs_dir.iterdir():
+            with contextlib.suppress(OSError):
+                if not folder.is_dir():
+                    continue
+                if (folder / _JOB_FILE).is_file() or any(_half_written(folder)):
+                    found.extend(_reclaim(folder))
+                elif folder.stat().st_mtime < old:  # a finished job's folder (its log)
+                    _remove_job_dir(folder)
+        for record, progress in sorted(found, key=lambda rp: rp[0].get("submitted") or 0):
+            job = _interrupted_job(record, progress, self._jobs_dir)
+            if job is not None and job.job_id not in self._jobs:
+                self._jobs[job.job_id] = job
 
     def _drop(self, worker: WorkerProcess) -> None:
         if worker in self._workers:
@@ -598,6 +722,7 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         shown_round, part_name = rnd - (part - 1) * shown_total, names[part - 1]
     elapsed = 0.0 if started is None else (finished or now) - started
     eta, message = None, snap["message"]
+    cancelling = state == "running" and bool(snap["cancel_requested"])
     if state == "running":
         phase = progress.get("phase", "starting")
         message = _PHASES.get(phase, phase)
@@ -629,7 +754,7 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         kind="task" if task else "train",
         progress=float(progress.get("fraction") or 0.0) if task else None,
         fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name,
-        data_name=snap["data_name"])
+        data_name=snap["data_name"], cancelling=cancelling)
 
 
 def _save_inputs(job_dir: Path, inputs: dict) -> None:
@@ -645,6 +770,103 @@ def _read_json(path: Path) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def _reason(err: OSError) -> str:
+    """The cause of an ``OSError`` without its file names ("Permission denied")."""
+    return err.strerror or str(err) or type(err).__name__
+
+
+def _exit_reason(code: int | None) -> str:
+    """Why a worker ended with ``code``, in words, for a signal; ``""`` otherwise."""
+    if code is None or code >= 0:
+        return ""
+    if code == -getattr(signal, "SIGKILL", 9):
+        return ("it was killed (SIGKILL), most likely by the system because the machine ran "
+                "out of memory")
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"it was stopped by {name} from outside the app"
+
+
+def _half_written(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if p.is_dir() and _HALF_WRITTEN.fullmatch(p.name)]
+
+
+def _remove_half_written(job: _Job) -> None:
+    """Remove the run a stopped worker was writing in the job's folder."""
+    with contextlib.suppress(OSError):
+        for tmp in job.job_dir.glob(f"{job.run_id}-*"):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_job_dir(folder: Path) -> None:
+    """Remove a job folder, unless a live process still holds one of its locks."""
+    if not folder.is_dir():
+        return
+    owner = take_lock(folder / OWNER_LOCK, wait=False)
+    worker = take_lock(folder / WORKER_LOCK, wait=False) if owner is not None else None
+    try:
+        if owner is not None and worker is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        release_lock(worker)
+        release_lock(owner)
+
+
+def _reclaim(folder: Path) -> list[tuple[dict, dict]]:
+    """Clean one job folder that has a ``job.json`` or a half-written run, unless a live
+    process holds its owner lock; returns ``[(job.json, progress.json)]`` of a job that was
+    queued or running when its app process died, else ``[]``."""
+    owner = take_lock(folder / OWNER_LOCK, wait=False)
+    if owner is None:
+        return []  # queued or running in a live app process
+    worker = None
+    try:
+        found = []
+        if (folder / _JOB_FILE).is_file():  # read under the lock: a live owner writes it
+            record = _read_json(folder / _JOB_FILE)
+            found = [(record, _read_json(folder / "progress.json") or {})] if record else []
+            (folder / _JOB_FILE).unlink(missing_ok=True)
+        worker = take_lock(folder / WORKER_LOCK, wait=False)
+        if worker is None:
+            return found  # its worker is still ending: the next start removes the rest
+        if found:
+            shutil.rmtree(folder, ignore_errors=True)
+        else:  # a finished job's folder (its log stays), or one of an older version
+            for tmp in _half_written(folder):
+                shutil.rmtree(tmp, ignore_errors=True)
+        return found
+    finally:
+        release_lock(worker)
+        release_lock(owner)
+
+
+def _interrupted_job(record: dict, progress: dict, jobs_dir: Path) -> _Job | None:
+    """The ``interrupted`` job of a ``job.json`` (``None`` for a task or an unreadable
+    record: only training jobs are listed again)."""
+    try:
+        if record.get("kind") != "train":
+            return None
+        config = RunConfig.from_dict(record["config"])
+        job_id = str(record["job_id"])
+        label = str(record.get("label") or config.model)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if progress:
+        n, split = int(progress.get("n_splits") or 1), int(progress.get("split") or 0)
+        where = f" (split {split} of {n})" if n > 1 and split else ""
+        when = f"running{where}"
+    else:
+        when = "queued"
+    message = (f"The app was restarted while this job was {when}; nothing was stored. "
+               "Press Train again to rerun it.")
+    submitted = float(record.get("submitted") or 0.0)
+    return _Job(job_id, config, config.run_id(), label, [], "interrupted", jobs_dir / job_id,
+                submitted, started=progress.get("started"), finished=time.time(),
+                message=message, progress=progress, data_name=record.get("data_name"))
 
 
 def _kill_all(workers: list) -> None:

@@ -19,7 +19,10 @@ Layout of the runs directory (``$UPRANK_RUNS_DIR``, else
     _data/<fp>.npz        uploaded data handed to the training process (arrays + JSON)
     _results/<key>/       result of a background task other than training (a simulation):
                           meta.json and one JSON table per frame (pandas "table" orient)
-    _jobs/<job_id>/       progress file, cancel flag and log of a background job
+    _jobs/<job_id>/       progress file, cancel flag and log of a background job; job.json and
+                          owner.lock while it is queued or running, worker.lock while a
+                          worker runs it (core.runs.jobs)
+    _settings.json        the settings the pages last used (RunStore.save_settings)
     _tmp/                 runs being written
 
 Nothing is ever pickled: arrays are ``.npz`` files read with ``allow_pickle=False``, the rest
