@@ -54,6 +54,11 @@ with upload_tab:
             c4.caption(f"Detected: **{guessed}** from the values of '{outcome}'. Change it if "
                        "that is wrong; a continuous outcome keeps its amounts for the "
                        "several-arms models.")
+            labels = common.outcome_labels(content, outcome) if kind == "binary" else None
+            if labels:  # bought / none: which one is a response?
+                mapping["outcome_value"] = st.selectbox(
+                    f"Which value of '{outcome}' is a response (counted as 1)?", labels,
+                    index=None, key=f"data_yv_{outcome}", placeholder="Pick the response")
             if strays := common.column_strays(content, treatment):
                 st.warning(datasets.stray_note(treatment, codes, strays),
                            icon=":material/help:")
@@ -79,9 +84,12 @@ with upload_tab:
             # numbered as the messages number them ("data row 1" = the first under the header)
             st.dataframe(head.set_axis(range(1, len(head) + 1)).rename_axis("data row"),
                          height=180, key="data_peek")
-            unset = "control_value" in mapping and mapping["control_value"] is None
+            asked = [what for key, what in (("control_value", "the control arm"),
+                                            ("outcome_value", "the outcome's response"))
+                     if key in mapping and mapping[key] is None]
+            unset = bool(asked)
             if unset:
-                st.info("Several codes (or none) read as control: pick the control arm.")
+                st.info(f"Pick {' and '.join(asked)} above to use this file.")
             if st.button("Use this CSV", type="primary", key="data_use_csv", disabled=unset):
                 common.use_upload(content, upload.name, tuple(sorted(mapping.items())))
     if stored := {u.fingerprint: u for u in datasets.list_uploads()}:

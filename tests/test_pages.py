@@ -488,3 +488,25 @@ def test_an_ambiguous_control_arm_must_be_picked(rng):
     assert at.button(key="data_use_csv").disabled
     assert_clean(at.selectbox(key="data_cv_all").set_value("none").run())
     assert not at.button(key="data_use_csv").disabled
+
+
+def test_an_outcome_of_two_words_asks_which_is_the_response(rng):
+    n = 400
+    t = rng.integers(0, 2, n)
+    bought = rng.random(n) < 0.2 + 0.1 * t
+    body = "\n".join(f"{a},{'bought' if b else 'none'},{c}"
+                     for a, b, c in zip(t, bought, rng.integers(0, 9, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("words.csv", ("treatment,outcome,recency\n" + body + "\n").encode(),
+         "text/csv")).run())
+    assert at.radio(key="data_kind_outcome").value == "binary"
+    assert at.selectbox(key="data_yv_outcome").value is None
+    assert at.button(key="data_use_csv").disabled
+    assert "Pick the outcome's response above" in texts(at.info)
+    assert_clean(at.selectbox(key="data_yv_outcome").set_value("bought").run())
+    assert_clean(at.button(key="data_use_csv").click().run())
+    data = at.session_state["data"]
+    assert np.array_equal(data.y, bought.astype(np.int8))
+    again = assert_clean(fresh(at.query_params), "reload")  # the mapping is kept
+    assert np.array_equal(again.session_state["data"].y, bought.astype(np.int8))

@@ -275,3 +275,34 @@ def test_one_bad_cell_in_a_numeric_feature_is_missing_not_a_dropped_column():
     d = read_ab_csv(frame.assign(x1=x1).to_csv(index=False).encode(), treatment="treatment",
                     outcome="visit")
     assert "x1" not in d.X.columns
+
+
+def test_an_outcome_written_as_two_words_is_binary_once_its_response_is_named():
+    """The fuzz case: 'bought' / 'none' was read as an amount and refused ("should hold
+    numbers"), and as binary refused too, with no way to say which word is a response."""
+    from core.data import guess_outcome_kind, outcome_labels
+
+    rng = np.random.default_rng(4)
+    n = 400
+    bought = rng.random(n) < 0.3
+    words = np.where(bought, "bought", "none").astype(object)
+    words[7] = np.nan
+    frame = pd.DataFrame({"x": rng.random(n), "treatment": rng.integers(0, 2, n),
+                          "outcome": words})
+    assert guess_outcome_kind(frame["outcome"]) == "binary"
+    assert outcome_labels(frame["outcome"]) == ["none", "bought"]  # most frequent first
+    for col in (pd.Series(["yes", "no"]), pd.Series([1, 0]), pd.Series(["3", "x"]),
+                pd.Series(["a", "b", "c"])):
+        assert outcome_labels(col) is None
+    content = frame.to_csv(index=False).encode()
+    with pytest.raises(DataError, match=r"name the value that is a response \(outcome_value=\)"):
+        read_ab_csv(content, treatment="treatment", outcome="outcome")
+    d = read_ab_csv(content, treatment="treatment", outcome="outcome", outcome_value=" BOUGHT")
+    kept = np.arange(n) != 7
+    assert d.n == n - 1 and np.array_equal(d.y, bought[kept].astype(np.int8))
+    multi = read_ab_csv(content, treatment="treatment", outcome="outcome", all_arms=True,
+                        outcome_value="bought").multiarm
+    assert np.array_equal(multi.y, bought[kept].astype(float))
+    with pytest.raises(DataError, match="outcome_value= reads a column of two codes"):
+        read_ab_csv(frame.assign(outcome=rng.choice(["a", "b", "c"], n)).to_csv(index=False)
+                    .encode(), treatment="treatment", outcome="outcome", outcome_value="a")

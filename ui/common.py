@@ -98,6 +98,12 @@ def column_strays(content: bytes, column: str) -> list:
     return datasets.stray_arm_codes(_upload_frame(content)[column])
 
 
+def outcome_labels(content: bytes, column: str) -> list | None:
+    """The two words of an outcome column that do not say which is a response
+    (:func:`core.data.outcome_labels`), or None."""
+    return datasets.outcome_labels(_upload_frame(content)[column])
+
+
 def outcome_kind(content: bytes, column: str) -> str:
     """``"binary"`` or ``"continuous"``: how the mapping step proposes to read a column."""
     return datasets.guess_outcome_kind(_upload_frame(content)[column])

@@ -31,7 +31,8 @@ from core.data.abdata import ABData, DataError
 __all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "arms_readable",
            "check_arm_count", "check_arms_and_outcome", "check_distinct_roles",
            "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
-           "guess_outcome_kind", "stray_arm_codes", "stray_note", "two_arm_defaults"]
+           "guess_outcome_kind", "outcome_labels", "stray_arm_codes", "stray_note",
+           "two_arm_defaults"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -201,8 +202,43 @@ def _auto_binary(col: pd.Series, column: str, role: str) -> np.ndarray:
     raise DataError(
         f"Column {column!r} is not a binary outcome: it holds values such as {examples} "
         f"({len(counts):,} distinct values). The outcome must be coded 0/1, true/false or "
-        "yes/no."
+        "yes/no" + (", or name the value that is a response (outcome_value=)"
+                    if len(counts) == 2 else "") + "."
     )
+
+
+def outcome_labels(col: pd.Series) -> list[Any] | None:
+    """The two labels of an outcome written as two words that do not say which one is a
+    response (``bought`` / ``none``, ``churned`` / ``stayed``), most frequent first; ``None``
+    for any other column (0/1, yes/no … read by themselves, or numbers)."""
+    values = col.dropna()
+    counts = _counts(values)
+    if len(counts) != 2 or values.dtype.kind in "biuf":
+        return None
+    try:
+        _auto_binary(values, "outcome", "outcome")
+        return None
+    except DataError:
+        pass
+    if pd.to_numeric(pd.Series(list(counts.index), dtype=object), errors="coerce").notna().any():
+        return None  # a number and a word: not two labels
+    return [k.item() if hasattr(k, "item") else k for k in counts.index]
+
+
+def _outcome_by_value(col: pd.Series, column: str, value: Any) -> np.ndarray:
+    """1.0 where ``col`` holds ``value`` (stripped, any case), 0.0 where it holds the other
+    code, NaN where missing; DataError unless the column has exactly two codes."""
+    counts = _counts(col)
+    if len(counts) != 2:
+        raise DataError(f"outcome_value= reads a column of two codes; {column!r} has "
+                        f"{len(counts):,}: {_list_codes(counts)}.")
+    hit = _match(col, [value], "outcome_value", column)
+    return np.where(col.notna().to_numpy(), hit.astype(np.float64), np.nan)
+
+
+def _binary_outcome(col: pd.Series, column: str, value: Any) -> np.ndarray:
+    return (_auto_binary(col, column, "outcome") if value is None
+            else _outcome_by_value(col, column, value))
 
 
 def _code_treatment(col: pd.Series, column: str, treatment_value: Any, control_value: Any,
@@ -374,7 +410,8 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
                     features: Sequence[str] | None = None, treatment_value: Any = None,
                     control_value: Any = None, name: str = "data",
                     max_levels: int = MAX_CATEGORY_LEVELS, warnings: list[str] | None = None,
-                    return_rows: bool = False) -> ABData | tuple[ABData, np.ndarray]:
+                    return_rows: bool = False,
+                    outcome_value: Any = None) -> ABData | tuple[ABData, np.ndarray]:
     """Map the columns of a typed table (see :func:`core.data.csvio.read_frame`) to an ABData.
 
     Parameters are those of :func:`core.data.datasets.read_ab_csv`.  ``return_rows=True`` also
@@ -386,7 +423,7 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     t = _code_treatment(df[treatment], treatment, treatment_value, control_value, warnings)
     arms = ~np.isnan(t) | df[treatment].isna().to_numpy()
     y = np.full(len(df), np.nan)
-    y[arms] = _auto_binary(df[outcome][arms], outcome, "outcome")
+    y[arms] = _binary_outcome(df[outcome][arms], outcome, outcome_value)
     missing = arms & (np.isnan(t) | np.isnan(y))
     if missing.any():
         first = ", ".join(str(i + 1) for i in np.flatnonzero(missing)[:5])
@@ -447,11 +484,12 @@ def check_arms_and_outcome(t: np.ndarray, y: np.ndarray, treatment: str, outcome
 
 def guess_outcome_kind(col: pd.Series) -> str:
     """``"binary"`` when every filled cell is one of the 0/1 codings (0/1, true/false,
-    yes/no), else ``"continuous"`` — what the mapping step proposes."""
+    yes/no) or the column holds two words (:func:`outcome_labels`: which one is the response
+    is then asked), else ``"continuous"`` — what the mapping step proposes."""
     try:
         _auto_binary(col.dropna(), "outcome", "outcome")
     except DataError:
-        return "continuous"
+        return "binary" if outcome_labels(col) is not None else "continuous"
     return "binary"
 
 
@@ -569,7 +607,7 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
                       control_value: Any = None, outcome_kind: str | None = None,
                       features: Sequence[str] | None = None, name: str = "data",
                       max_levels: int = MAX_CATEGORY_LEVELS, design: Any = None,
-                      warnings: list[str] | None = None):
+                      warnings: list[str] | None = None, outcome_value: Any = None):
     """Map a typed table to a :class:`~core.data.MultiArmData` that keeps every arm.
 
     Parameters
@@ -582,6 +620,9 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
     outcome_kind : {"binary", "continuous"}, optional
         How to read the outcome; default :func:`guess_outcome_kind`.  ``"continuous"`` takes
         any finite number (spend, minutes); a text cell is a DataError naming its row.
+    outcome_value : scalar, optional
+        The response's code in an outcome written as two words (as in
+        :func:`core.data.read_ab_csv`).
     design : array of shape (K+1,), optional
         Designed arm shares (control first).  Default: equal shares, unless the arm counts
         refute them (χ² p < 0.001), then the observed shares, with a warning.
@@ -609,8 +650,12 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
     t = np.full(len(df), -1, dtype=np.int64)
     for k, code in enumerate(codes):
         t[hits[code]] = k
-    kind = outcome_kind or guess_outcome_kind(df[outcome])
-    y = (_auto_binary(df[outcome], outcome, "outcome") if kind == "binary"
+    kind = outcome_kind or ("binary" if outcome_value is not None
+                            else guess_outcome_kind(df[outcome]))
+    if outcome_value is not None and kind == "continuous":
+        raise DataError("outcome_value= names the response of a binary outcome; the outcome "
+                        "is read as an amount (outcome_kind='continuous').")
+    y = (_binary_outcome(df[outcome], outcome, outcome_value) if kind == "binary"
          else _continuous(df[outcome], outcome))
     missing = (t < 0) | np.isnan(y)
     if missing.any():

@@ -52,7 +52,7 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
                 features: Sequence[str] | None = None, treatment_value: Any = None,
                 control_value: Any = None, name: str | None = None,
                 max_levels: int = MAX_CATEGORY_LEVELS, all_arms: bool = False,
-                outcome_kind: str | None = None) -> ABData:
+                outcome_kind: str | None = None, outcome_value: Any = None) -> ABData:
     """Read an A/B test from a CSV file.
 
     Parameters
@@ -88,6 +88,10 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         ``"continuous"`` reads the outcome as an amount (spend, minutes); it implies the
         A/B/n reading (``.multiarm`` holds the amounts, the two-arm view ``outcome > 0``).
         Default: 0/1 codings are binary.
+    outcome_value : scalar, optional
+        The code of a response in an outcome written as two words (``"bought"`` of
+        ``bought`` / ``none``: :func:`core.data.abmapping.outcome_labels`); matched like the
+        arm codes.  Default: the outcome must read as 0/1 by itself.
 
     Returns
     -------
@@ -110,7 +114,8 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         multi = frame_to_multiarm(
             frame, treatment=treatment, outcome=outcome, control_value=control_value,
             outcome_kind=outcome_kind, features=features, max_levels=max_levels,
-            name=name or source_name(source) or "uploaded data", warnings=warnings)
+            name=name or source_name(source) or "uploaded data", warnings=warnings,
+            outcome_value=outcome_value)
         data = multi.binary_view()
         data.source_columns = {"treatment": treatment, "outcome": outcome,
                                "control_value": control_value, "all_arms": True}
@@ -119,7 +124,7 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         frame, treatment=treatment, outcome=outcome, features=features,
         treatment_value=treatment_value, control_value=control_value,
         name=name or source_name(source) or "uploaded data", max_levels=max_levels,
-        warnings=warnings,
+        warnings=warnings, outcome_value=outcome_value,
     )
 
 

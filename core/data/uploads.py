@@ -56,7 +56,7 @@ __all__ = ["MAPPING_KEYS", "StoredUpload", "list_uploads", "load_upload", "save_
 UPLOAD_FORMAT_VERSION = 1
 #: Keywords of :func:`core.data.read_ab_csv` an upload's column mapping may hold.
 MAPPING_KEYS = ("treatment", "outcome", "treatment_value", "control_value", "all_arms",
-                "outcome_kind")
+                "outcome_kind", "outcome_value")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _CONTENT, _META = "content.bin", "upload.json"
 
