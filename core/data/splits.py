@@ -82,14 +82,16 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
     counts = np.bincount(strata, minlength=4)
     small = [f"{_CELLS[c]}: {counts[c]}" for c in range(4) if 0 < counts[c] < 2]
     if small:
-        raise ValueError("make_splits needs at least 2 rows in every (treatment, outcome) "
-                         f"cell to stratify; got {'; '.join(small)}.")
+        raise ValueError("Splitting the rows into training and test rows needs at least 2 "
+                         "rows in every (treatment, outcome) cell, one for each part; got "
+                         f"{'; '.join(small)}.")
     n, n_cells = y.shape[0], int((counts > 0).sum())
     n_test = math.ceil(test_size * n)
     if n_test < n_cells or n - n_test < n_cells:
-        raise ValueError(f"test_size={test_size} of {n} rows gives {n_test} test and "
-                         f"{n - n_test} train rows; each part needs at least one row of each "
-                         f"of the {n_cells} (treatment, outcome) cells.")
+        raise ValueError(f"A test share of {test_size:.0%} of {n} rows gives {n_test} test "
+                         f"and {n - n_test} training rows; each part needs at least one row "
+                         f"of each of the {n_cells} (treatment, outcome) cells: the data has "
+                         "too few rows to train and test a model.")
     from sklearn.model_selection import StratifiedShuffleSplit
 
     sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=test_size, random_state=seed)

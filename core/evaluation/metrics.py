@@ -51,7 +51,7 @@ from core._validation import (
     check_scores,
     check_uplift_inputs,
 )
-from core.evaluation._kernel import ranking_order
+from core.evaluation._kernel import TIES, ranking_order
 from core.evaluation._queries import Ranked, checked_lists, mean_over_queries, rank, undefined
 from core.evaluation.auc_metrics import auc, mauc, multiclass_precision_at_k
 
@@ -471,7 +471,7 @@ def uplift_pcg(
     check_choice(labels, "labels", LABEL_SETS)
     check_choice(query, "query", ("joint", "separate"))
     check_choice(metric, "metric", ("pcg", "pcg_cutoff"))
-    check_choice(ties, "ties", ("stable", "average"))
+    check_choice(ties, "ties", TIES)
     n = y.shape[0]
     frac, rows = 1.0, None
     if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):

@@ -25,7 +25,6 @@ __all__ = [
     "lists_to_positions",
     "n_ranked",
     "positions_from_scores",
-    "positions_to_lists",
 ]
 
 
@@ -149,14 +148,4 @@ def lists_to_positions(rankings: Sequence[Sequence[str]], labels: Sequence[str])
             if out[r, index[lab]]:
                 raise ValueError(f"ranking {r}: label {lab!r} appears twice.")
             out[r, index[lab]] = p
-    return out
-
-
-def positions_to_lists(Y, labels: Sequence[str]) -> list[list[str]]:
-    """Position array → ordered lists of label names (ranked labels only)."""
-    Y = check_rankings(Y, n_labels=len(labels))
-    out = []
-    for row in Y:
-        ranked = np.flatnonzero(row > 0)
-        out.append([str(labels[j]) for j in ranked[np.argsort(row[ranked])]])
     return out
