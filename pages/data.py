@@ -148,7 +148,7 @@ with file_tab:
 data = common.current_data()
 st.divider()
 st.subheader(f"Current dataset: {data.name}")
-rate_t, rate_c = data.y[data.t == 1].mean(), data.y[data.t == 0].mean()
+rate_t, rate_c, few = common.arm_summary(data)
 m = st.columns(6)
 common.count_metric(m[0], "Rows", data.n)
 common.count_metric(m[1], "Treated", data.n_treated)
@@ -164,7 +164,7 @@ if data.description:
     st.caption(data.description)
 for note in data.warnings:
     st.warning(note, icon=":material/info:")
-if (few := hygiene.small_cells_note(data.y, data.t)) is not None:
+if few is not None:
     st.warning(few, icon=":material/grid_view:")
 
 if data.multiarm is not None:

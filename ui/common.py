@@ -42,7 +42,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import data as datasets
-from core.data import DATASET_PARAMS, ABData, DataError, DatasetChoice
+from core.data import DATASET_PARAMS, ABData, DataError, DatasetChoice, hygiene
 from core.runs.export import safe_csv_bytes
 from core.runs.jobs import JobRunner
 from core.runs.store import RunStore, default_runs_dir
@@ -247,6 +247,19 @@ def points_text(difference: float) -> str:
 def share_key() -> str:
     """Session key of the treated share the analyst planned for the current dataset."""
     return f"data_share {current_choice().to_params()}"
+
+
+def arm_summary(data: ABData) -> tuple[float, float, str | None]:
+    """``(outcome rate treated, control, small-cells note)`` of the current dataset, cached
+    by its fingerprint (at 14M rows these took 0.2 s on every click of the Data page)."""
+    return _arm_summary(data.fingerprint(), data)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _arm_summary(fingerprint: str, _data: ABData) -> tuple[float, float, str | None]:
+    treated = _data.t == 1
+    return (float(_data.y[treated].mean()), float(_data.y[~treated].mean()),
+            hygiene.small_cells_note(_data.y, _data.t))
 
 
 def planned_share(data: ABData) -> tuple[float, str, bool]:
