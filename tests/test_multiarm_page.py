@@ -224,7 +224,7 @@ def test_policy_table_random_arm_and_paired_comparison_by_brute_force():
         row = table.loc[f"everyone: {arm}"]
         assert row[multiarm_runs.VS_RULE] == pytest.approx(d.mean())
         assert row[multiarm_runs.VS_RULE_SE] == pytest.approx(d.std(ddof=1) / np.sqrt(len(y)))
-    assert np.isnan(table.loc[multiarm_runs.RULE, multiarm_runs.VS_RULE_SE])
+    assert table.loc[multiarm_runs.RULE, multiarm_runs.VS_RULE_SE] == 0.0  # itself
 
 
 def test_policy_takeaway_judges_by_the_paired_standard_error():

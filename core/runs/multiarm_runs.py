@@ -143,11 +143,11 @@ RULE = "best arm per customer (model)"  #: the model's row of :func:`policy_tabl
 #: What the policy table's columns mean, under the table on the page and in the report.
 POLICY_NOTE = ("Value = mean outcome per customer if every customer got the policy's arm, "
                "estimated from the randomised test rows by inverse propensity (design shares), "
-               "± one standard error. Net value subtracts the mean cost. Net vs rule = this "
+               "± one standard error. Net value subtracts the mean cost. Vs rule = this "
                "policy's net value minus the model rule's, ± the standard error of that "
                "difference on the same customers. The random arm gives each customer each "
                "arm with equal chance (its expected value, not one draw).")
-VS_RULE, VS_RULE_SE = "net vs rule", "net vs rule ± SE"  #: its paired comparison columns
+VS_RULE, VS_RULE_SE = "vs rule", "vs rule ± SE"  #: its paired comparison columns
 
 
 def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
@@ -180,8 +180,8 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
         else:
             spend = float(full_cost[pi].mean())
             shares = np.bincount(pi, minlength=k1) / n
-        diff, diff_se = ((np.nan, np.nan) if name == RULE else policy_difference(
-            pi, policies[RULE], y, t, prop, cost=full_cost))
+        diff, diff_se = ((0.0, 0.0) if name == RULE else policy_difference(
+            pi, policies[RULE], y, t, prop, cost=full_cost))  # the rule against itself: 0
         rows.append({"policy": name, "value": value, "± SE": se, "cost": spend,
                      "net value": value - spend, VS_RULE: diff, VS_RULE_SE: diff_se,
                      "arm shares": " / ".join(f"{s:.0%}" for s in shares)})
