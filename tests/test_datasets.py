@@ -107,6 +107,20 @@ def test_unquoted_decimal_comma_with_semicolons():
     np.testing.assert_allclose(d.X["x"].to_numpy(), [0.5, 1.25, 2.0, 3.0])
 
 
+def test_excel_separator_line_and_a_file_without_a_header_line():
+    """The fuzz cases: Excel's 'sep=;' first line was reported as a ragged line 2; a file
+    without a header line silently lost its first row to the column names."""
+    from core.data.csvio import read_frame
+
+    d = read("sep=;\ntreatment;visit;x\n1;1;0,5\n0;0;1,25\n1;0;2\n0;1;3,0\n")
+    np.testing.assert_allclose(d.X["x"].to_numpy(), [0.5, 1.25, 2.0, 3.0])
+    assert any("('sep=;') names the separator for Excel" in w for w in d.warnings)
+    frame, warnings = read_frame(b"1,0,-0.23\n0,1,0.5\n1,1,2\n")
+    assert list(frame.columns) == ["1", "0", "-0.23"] and len(frame) == 2
+    assert any("The first line holds only numbers (1, 0, -0.23)" in w for w in warnings)
+    assert not read_frame(b"a,1,2\n0,1,2\n")[1]  # a name among numbers: a header
+
+
 def test_tab_delimited_with_padding():
     d = read("treatment\tvisit\tx\n 1 \t 1 \t 7 \n0\t0\t8\n1\t0\t9\n0\t1\t10\n")
     np.testing.assert_array_equal(d.X["x"].to_numpy(), [7, 8, 9, 10])

@@ -134,6 +134,17 @@ def test_balance_accepts_arrays_and_validates():
         covariate_balance(np.ones(4), [1, 0, 1, 0])
 
 
+def test_an_infinite_feature_value_is_left_out_like_a_gap_not_a_nan_smd():
+    """The fuzz case: one inf made the feature's SMD nan, so it was never flagged."""
+    t = np.array([1, 1, 1, 0, 0, 0])
+    x = np.array([5.0, 6.0, np.inf, 1.0, 2.0, 3.0])
+    row = covariate_balance(pd.DataFrame({"x": x}), t).iloc[0]
+    a, b = np.array([5.0, 6.0]), np.array([1.0, 2.0, 3.0])
+    smd = (a.mean() - b.mean()) / np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
+    assert row["smd"] == pytest.approx(smd) and row["imbalanced"]
+    assert row["missing_treated"] == pytest.approx(1 / 3) and row["missing_control"] == 0
+
+
 def test_randomised_world_is_balanced():
     from core.data import make_uplift_world
 

@@ -301,6 +301,12 @@ def test_pasted_paths_folders_and_semicolon_files_get_plain_answers(tmp_path, mo
         assert file_columns(typed) == ["x", "treatment", "visit"]
     with pytest.raises(DataError, match="is a folder: give the path of a Parquet or CSV file"):
         file_columns(tmp_path)
+    parts = tmp_path / "dataset"
+    for arm in (0, 1):
+        (parts / f"treatment={arm}").mkdir(parents=True)
+        frame.drop(columns="treatment").to_parquet(parts / f"treatment={arm}" / "part.parquet")
+    with pytest.raises(DataError, match="is a folder of 2 Parquet files .* Write it to one"):
+        file_columns(parts)
     with pytest.raises(DataError, match="reads as one column .*seems ';'-separated"):
         file_columns(tmp_path / "semi.csv")
 

@@ -40,6 +40,8 @@ MISSING_TOKENS = frozenset({
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
 _DELIMITERS = (",", ";", "\t")
+_EXCEL_SEP = re.compile(r"[ \t]*sep=([,;\t|])[ \t]*\r?\n", re.IGNORECASE)
+_NUMBER = re.compile(r"[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?")
 _DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 _MAGIC = (
     (b"\x89PNG", "a PNG image"),
@@ -316,12 +318,23 @@ def read_frame(source: Any, *, nrows: int | None = None,
     if re.match(r"\s*<(!doctype html|html|\?xml)", text[:200], re.IGNORECASE):
         raise DataError("This is not a CSV file: it looks like an HTML/XML page "
                         "(a download that returned a web page?).")
-    sep = _sniff(text, needs)
+    if hint := _EXCEL_SEP.match(text):  # Excel's "sep=;" line: it names the separator
+        text = text[hint.end():]
+        warnings.append(f"The first line ({hint.group(0).strip()!r}) names the separator for "
+                        "Excel; it was read as that, not as the header.")
+        sep = hint.group(1)
+    else:
+        sep = _sniff(text, needs)
     raw = _parse(text, sep, None if nrows is None else nrows + 1)
     names = _header(raw, warnings)
     body = raw.iloc[1:]
     if body.empty:
         raise DataError("The file has a header but no data rows.")
+    if len(names) > 1 and all(_NUMBER.fullmatch(nm) for nm in names):
+        warnings.append("The first line holds only numbers (" + ", ".join(names[:4])
+                        + (", …" if len(names) > 4 else "") + "): it was read as the column "
+                        "names, so that row is not in the data. If the file has no header "
+                        "line, add one with the column names.")
     frame = pd.DataFrame({nm: _typed(body.iloc[:, i], sep) for i, nm in enumerate(names)})
     empty_unnamed = [nm for nm in names if nm.startswith("Unnamed: ") and frame[nm].isna().all()]
     if empty_unnamed:

@@ -189,7 +189,7 @@ def covariate_balance(X: Any, t: Any, *, threshold: float = SMD_THRESHOLD,
                       max_levels: int = 50) -> pd.DataFrame:
     """Standardised mean differences (SMD) of every feature between treated and control.
 
-    Numeric feature x (missing values left out):
+    Numeric feature x (missing and infinite values left out, and counted as missing):
 
         SMD = (mean_T(x) − mean_C(x)) / sqrt((var_T(x) + var_C(x)) / 2),
 
@@ -240,6 +240,8 @@ def covariate_balance(X: Any, t: Any, *, threshold: float = SMD_THRESHOLD,
         m_t, m_c = float(miss[treated].mean()), float(miss[~treated].mean())
         if s.dtype.kind in "biuf":
             v = s.to_numpy(dtype=np.float64)
+            miss = miss | ~np.isfinite(v)  # ±inf has no mean: left out like a gap
+            m_t, m_c = float(miss[treated].mean()), float(miss[~treated].mean())
             a, b = v[treated & ~miss], v[~treated & ~miss]
             if a.size < 2 or b.size < 2:
                 skipped.append(str(col))

@@ -498,6 +498,14 @@ def file_path(path: str | Path) -> Path:
     """
     out = Path(typed_path(path))
     if out.is_dir():
+        parts = [p for p in out.rglob("*") if p.suffix.lower() in (".parquet", ".pq")]
+        if len(parts) > 1:  # a partitioned dataset: one file of it would be part of the data
+            raise DataError(
+                f"{out} is a folder of {len(parts):,} Parquet files (a partitioned dataset): "
+                "one of them holds only part of the rows, and a partition column in the "
+                "folder names would be lost. Write it to one file first (pyarrow: "
+                "pyarrow.dataset.write_dataset, or pandas.read_parquet(folder).to_parquet("
+                "'one.parquet')), or evaluate it on Dask (README: Criteo size … Dask).")
         raise DataError(f"{out} is a folder: give the path of a Parquet or CSV file in it.")
     if not out.is_file():
         raise DataError(f"No file at {out}. Give the full path of a Parquet or CSV file.")
