@@ -297,16 +297,17 @@ def as_generator(random_state: Any) -> np.random.Generator:
 
 
 def check_seed(random_state: Any) -> int:
-    """An integer seed ``>= 0`` as an ``int``, else ``ValueError`` naming ``random_state``
-    (booleans, floats and negative numbers are refused: numpy's own message for ``-1``,
-    "expected non-negative integer", names no parameter, and ``True`` reading as 1 would
-    hide a slip)."""
+    """An integer seed in ``0 … 2**32 − 1`` as an ``int``, else ``ValueError`` naming
+    ``random_state`` (booleans, floats, negative and larger numbers are refused: numpy's own
+    message for ``-1``, "expected non-negative integer", names no parameter, scikit-learn's
+    for ``2**32`` neither, and ``True`` reading as 1 would hide a slip)."""
     if not is_integer(random_state):
         raise ValueError(
             "random_state must be None, an integer >= 0, a SeedSequence or a numpy Generator; "
             f"got {random_state!r} ({type(random_state).__name__}).")
-    if random_state < 0:
-        raise ValueError(f"random_state must be an integer >= 0; got {random_state}.")
+    if not 0 <= random_state < 2**32:  # scikit-learn's bound, and numpy's RandomState's
+        raise ValueError(f"random_state must be an integer in 0 … 2**32 − 1; got "
+                         f"{random_state}.")
     return int(random_state)
 
 

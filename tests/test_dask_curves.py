@@ -159,7 +159,11 @@ def test_bootstrap_by_partition_matches_the_in_memory_bootstrap(client):
                                      random_state=np.random.default_rng(5))["auuc"]
                     for _ in range(2)]
     assert by_generator[0].equals(by_generator[1])
-    with pytest.raises(ValueError, match="random_state must be an integer >= 0; got -1"):
+    other = binned_bootstrap(dy, dt, ds, bins=500, n_boot=20,
+                             random_state=np.random.default_rng(6))["auuc"]
+    assert not other.equals(by_generator[0])  # another seed, other draws
+    with pytest.raises(ValueError,
+                       match=r"random_state must be an integer in 0 … 2\*\*32 − 1; got -1"):
         binned_bootstrap(dy, dt, ds, bins=500, n_boot=2, random_state=-1)
     band = res["curve"]
     _, point = binned.curve("uplift_sep_rel")

@@ -273,3 +273,22 @@ def test_the_jobs_of_a_live_app_process_are_left_alone(tmp_path):
         assert RunStore(tmp_path).exists(gated(str(gate)).run_id())
     finally:
         app.kill()
+
+
+def test_an_interrupted_job_is_the_folder_it_was_found_in(tmp_path):
+    """A job.json naming another job id ('../outside') must not make Dismiss remove a folder
+    outside the runs directory's _jobs: the job is its folder."""
+    config = RunConfig(fingerprint="ab" * 32, model="TwoModel", params={"n_estimators": 5})
+    folder = tmp_path / "_jobs" / "0123abcd4567"
+    folder.mkdir(parents=True)
+    (folder / "job.json").write_text(json.dumps({
+        "job_id": "../outside", "kind": "train", "run_id": config.run_id(), "label": "x",
+        "data_name": "d", "submitted": 1.0, "config": config.to_dict()}))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not a job")
+    with JobRunner(store=tmp_path) as runner:
+        jobs = runner.jobs()
+        assert [(j.job_id, j.state) for j in jobs] == [("0123abcd4567", "interrupted")]
+        assert runner.dismiss("0123abcd4567")
+    assert (outside / "keep.txt").is_file()

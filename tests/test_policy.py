@@ -149,8 +149,14 @@ def test_policy_difference_and_stochastic_terms_by_hand():
         (d_net.mean(), d_net.std(ddof=1) / 2))
     # a uniformly random arm: each row's term is y / (2 e) — the mean of the two arms' terms
     assert policy_terms(np.full((4, 2), 0.5), y, t, prop) == pytest.approx([1, 0, 1, 1])
-    with pytest.raises(ValueError, match="2 columns"):
+    with pytest.raises(ValueError, match=r"shape \(n, K\+1\) = \(4, 2\)"):
         policy_terms(np.full((4, 3), 1 / 3), y, t, prop)
+    # one-hot rows (probability 0 for the other arm) are a policy too: arm 1 for everyone
+    one_hot = np.tile([0.0, 1.0], (4, 1))
+    assert policy_terms(one_hot, y, t, prop) == pytest.approx(
+        policy_terms([1, 1, 1, 1], y, t, prop))
+    with pytest.raises(ValueError, match="summing to 1"):
+        policy_terms(np.tile([0.5, 0.6], (4, 1)), y, t, prop)
     with pytest.raises(ValueError, match="row 1"):
         policy_terms([0, 0, 0, 0], [1, np.nan, 1, 1], t, prop)
     with pytest.raises(ValueError, match="finite"):

@@ -1,5 +1,6 @@
-"""core.runs.store / core.data.splits: the frozen run config and its id, stratified splits, the run store
-on disk (atomic writes, npz without pickle) and the no-pickle copy of uploaded data."""
+"""core.runs.store / core.data.splits: the frozen run config and its id, stratified splits,
+the run store on disk (atomic writes, npz without pickle) and the no-pickle copy of uploaded
+data."""
 
 from __future__ import annotations
 
@@ -144,7 +145,8 @@ def test_splits_are_deterministic_per_random_state(rng):
 
 
 @pytest.mark.parametrize("bad, message", [
-    (-1, "random_state must be an integer >= 0; got -1"),
+    (-1, r"random_state must be an integer in 0 … 2\*\*32 − 1; got -1"),
+    (2**32, r"random_state must be an integer in 0 … 2\*\*32 − 1; got 4294967296"),
     (True, r"random_state must be None, an integer >= 0, .*; got True \(bool\)"),
     (2.0, r"got 2.0 \(float\)")])
 def test_every_seed_is_checked_alike(bad, message, rng):
@@ -321,6 +323,8 @@ def test_a_run_names_its_unreadable_score_files(tmp_path):
     assert run.problem().startswith("scores_1.npz is damaged (")
     np.savez(run.path / "scores_0.npz", index=np.arange(3))
     assert run.problem() == "scores_0.npz lacks score, t, y"
+    (run.path / "result.json").write_text('{"n_splits": "x"}')
+    assert store.get(run.run_id).problem().startswith("result.json is damaged")
 
 
 def test_compare_starts_with_the_newest_runs_sharing_test_rows(tmp_path):
@@ -354,6 +358,9 @@ def test_settings_are_merged_atomically_and_never_break_the_app(tmp_path):
     blocked.write_text("")
     assert not RunStore(blocked / "runs").save_settings({"x": 1})  # cannot write: False
     assert store.list() == [] and store.damaged() == []  # not a run
+    from core.runs.store import _mtime
+
+    assert _mtime(tmp_path / "deleted by another tab") == 0.0  # damaged() never fails on it
 
 
 @pytest.mark.parametrize("bad", ["../etc", "ABCDEF0123456789", "abc", None])

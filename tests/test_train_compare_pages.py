@@ -249,8 +249,12 @@ def test_train_settings_survive_a_reload_and_a_new_session():
             again.number_input(key="train_seed").value) == ("paper", "rel", 7)
     store = RunStore(os.environ["UPRANK_RUNS_DIR"])
     assert store.settings()["train_seed"] == 7
-    store.save_settings({"train_labels": "no longer offered"})
+    store.save_settings({"train_labels": "no longer offered", "train_models": ["gone"]})
     third = AppTest.from_file(APP, default_timeout=60)
     assert_clean(third.run())
     assert_clean(third.switch_page("pages/train.py").run())
     assert third.selectbox(key="train_labels").value == "abs1"
+    # the default two models, not an empty choice (the stale value was put back, and saved)
+    assert third.multiselect(key="train_models").value == [
+        "LambdaMART uplift (Devriendt et al. 2020)", "Flipped label (Lai 2006)"]
+    assert store.settings()["train_models"] == third.multiselect(key="train_models").value

@@ -306,3 +306,20 @@ def test_an_outcome_written_as_two_words_is_binary_once_its_response_is_named():
     with pytest.raises(DataError, match="outcome_value= reads a column of two codes"):
         read_ab_csv(frame.assign(outcome=rng.choice(["a", "b", "c"], n)).to_csv(index=False)
                     .encode(), treatment="treatment", outcome="outcome", outcome_value="a")
+
+
+def test_stray_codes_only_beside_a_true_false_pair():
+    """'none' beside 1 and 0 is a stray; but when 'none' outnumbers a small real control arm
+    0 (the reviewer's case: 950 × 1, 30 × 'none', 20 × 0), 0 is no stray and the control
+    arm is asked for (0 and 'none' both read as control)."""
+    from core.data import guess_control, stray_arm_codes, two_arm_defaults
+
+    assert stray_arm_codes(pd.Series(["1"] * 950 + ["0"] * 930 + ["none"] * 20)) == [
+        ("none", 20)]
+    assert stray_arm_codes(pd.Series([1.0] * 950 + [0.0] * 930 + [2.0] * 20)) == [(2.0, 20)]
+    small_control = pd.Series(["1"] * 950 + ["none"] * 30 + ["0"] * 20)
+    assert stray_arm_codes(small_control) == []
+    assert guess_control(["1", "none", "0"]) is None  # ambiguous: the page asks
+    assert stray_arm_codes(pd.Series(["yes"] * 50 + ["no"] * 50 + ["?"] * 3)) == [("?", 3)]
+    assert stray_arm_codes(pd.Series(["1"] * 50 + ["0"] * 40 + ["2"] * 10)) == []  # 10 %
+    assert two_arm_defaults(["0", "1", "none"]) == (1, 0)

@@ -439,6 +439,7 @@ def remember(key: str, default=None, *, shared: str | None = None, options=None,
     state = st.session_state
     store, owner = shared or f"kept_{key}", f"kept_store_{key}"
     fresh = key not in state or state.get(owner, store) != store
+    fallback = default  # what a value no longer offered gives way to
     if persist and fresh and store not in state:
         default = _saved_settings().get(key, default)
     value = state.get(store, default) if fresh else state[key]
@@ -446,9 +447,9 @@ def remember(key: str, default=None, *, shared: str | None = None, options=None,
         allowed = list(options)
         if isinstance(value, (list, tuple)):
             kept = [v for v in value if v in allowed]
-            value = kept if kept or not value else [v for v in default or () if v in allowed]
+            value = kept if kept or not value else [v for v in fallback or () if v in allowed]
         elif value not in allowed:
-            value = default
+            value = fallback
     if key not in state or state[key] != value:
         state[key] = value
     state[store], state[owner] = value, store

@@ -526,14 +526,18 @@ STRAY_SHARE = 0.05
 
 def stray_arm_codes(col: pd.Series) -> list[tuple[Any, int]]:
     """Codes of a treatment column that look like stray markers rather than arms: when its
-    two most frequent codes read as treated / control by themselves (0/1, yes/no, …:
-    :func:`arms_readable`) and every other code together holds under :data:`STRAY_SHARE`
+    two most frequent codes are a true / false pair (1 / 0, yes / no, true / false; not a
+    control word such as ``none``, which a small ``0`` arm may be the control of) and every
+    other code together holds under :data:`STRAY_SHARE`
     of the rows (``none``, ``-``, ``?`` in a 0/1 column) — ``(code, rows)`` each, most
     frequent first; ``[]`` otherwise.  Kept as arms, such rows would count as a treatment
     arm (and ``none`` beside ``0`` made the control arm ambiguous)."""
     counts = _counts(col)
-    if len(counts) < 3 or not arms_readable(list(counts.index[:2])):
+    if len(counts) < 3:
         return []
+    top = {_fmt(c).strip().lower() for c in counts.index[:2]}
+    if not (top & _TRUE and top & _FALSE):  # 1 / 0, yes / no …: not 1 / "none", whose
+        return []  # small third code may be the real control arm
     rest = counts.iloc[2:]
     if rest.sum() >= STRAY_SHARE * counts.sum():
         return []

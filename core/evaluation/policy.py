@@ -166,10 +166,15 @@ def policy_terms(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> np.ndarr
                          f"got {tv.min()}…{tv.max()}.")
     weight = yv / e[np.arange(n), tv]
     if np.ndim(assigned_arm) == 2:
-        prob = _propensity(assigned_arm, n)  # the same checks: probabilities summing to 1
-        if prob.shape[1] != k1:
-            raise ValueError(f"a stochastic assigned_arm needs {k1} columns (one per arm); "
-                             f"got {prob.shape[1]}.")
+        prob = np.asarray(assigned_arm, dtype=np.float64)
+        if prob.shape != (n, k1):
+            raise ValueError(f"a stochastic assigned_arm needs shape (n, K+1) = ({n}, {k1}), "
+                             f"one probability per arm; got {prob.shape}.")
+        if (not np.isfinite(prob).all() or (prob < 0).any() or (prob > 1).any()
+                or not np.allclose(prob.sum(axis=1), 1.0, atol=1e-6)):
+            raise ValueError("a stochastic assigned_arm must hold probabilities in [0, 1] "
+                             "summing to 1 over the arms in every row (0 for an arm it never "
+                             "gives).")
         return prob[np.arange(n), tv] * weight
     pi = _arms(assigned_arm, "assigned_arm", n)
     if pi.min() < 0 or pi.max() >= k1:
@@ -199,7 +204,12 @@ def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, 
     if cost is not None:
         n = d.shape[0]
         k1 = np.asarray(propensity).shape[1]
-        c = _cost(cost, n, k1)
+        try:
+            c = _cost(cost, n, k1)
+        except ValueError:
+            raise ValueError(f"cost must hold one cost per arm, control first: shape ({k1},) "
+                             f"or ({n}, {k1}), values ≥ 0; got shape {np.shape(cost)} (for "
+                             "best_arm_policy the costs of the treatment arms only).") from None
         d = d - (_assigned_cost(first, c) - _assigned_cost(second, c))
     return _mean_se(d)
 

@@ -244,8 +244,9 @@ def seed_from(random_state: Any) -> int | None:
 # --------------------------------------------------------------------------- base class
 #: Characters LightGBM refuses in a feature name ("Do not support special JSON characters in
 #: feature name"): a CSV header such as ``Revenue, 2023``, ``clicks:7d`` or pandas'
-#: ``Unnamed: 2`` for a blank header cell.
-_LGB_UNSAFE = re.compile(r'[",:\[\]{}\r\n\t]')
+#: ``Unnamed: 2`` for a blank header cell; and whitespace, which LightGBM replaces by ``_``
+#: itself (so ``a b`` beside ``a_b`` was "Feature (a_b) appears more than one time").
+_LGB_UNSAFE = re.compile(r'[",:\[\]{}\s]')  # LightGBM itself turns whitespace into "_"
 
 
 def lightgbm_names(names: Any) -> list[str]:
@@ -253,8 +254,8 @@ def lightgbm_names(names: Any) -> list[str]:
     repeats another gets ``_2``, ``_3``, … (the same names every time, so a model predicts on
     the columns it was fitted on).
 
-    >>> lightgbm_names(["Revenue, 2023", "clicks:7d", "Unnamed: 2", "a_b", "a:b"])
-    ['Revenue_ 2023', 'clicks_7d', 'Unnamed_ 2', 'a_b', 'a_b_2']
+    >>> lightgbm_names(["Revenue, 2023", "clicks:7d", "clicks 7d", "a_b", "a:b"])
+    ['Revenue__2023', 'clicks_7d', 'clicks_7d_2', 'a_b', 'a_b_2']
     """
     out, seen = [], set()
     for name in names:
@@ -273,7 +274,9 @@ def lightgbm_frame(frame: Any) -> Any:
     names = lightgbm_names(frame.columns)
     if names == [str(c) for c in frame.columns]:
         return frame
-    return frame.rename(columns=dict(zip(frame.columns, names)))
+    if hasattr(frame, "set_axis") and not hasattr(frame, "map_partitions"):
+        return frame.set_axis(names, axis=1)  # by position: equal labels stay apart
+    return frame.rename(columns=dict(zip(frame.columns, names)))  # Dask: labels are unique
 
 
 def predict_rows(booster: Any, frame: pd.DataFrame, **kwargs: Any) -> np.ndarray:

@@ -685,7 +685,9 @@ class JobRunner:
                 if not folder.is_dir():
                     continue
                 if (folder / _JOB_FILE).is_file() or any(_half_written(folder)):
-                    found.extend(_reclaim(folder))
+                    # the job is the folder it was found in, whatever its job.json says
+                    found.extend(({**record, "job_id": folder.name}, progress)
+                                 for record, progress in _reclaim(folder))
                 elif folder.stat().st_mtime < old:  # a finished job's folder (its log)
                     _remove_job_dir(folder)
         for record, progress in sorted(found, key=lambda rp: rp[0].get("submitted") or 0):

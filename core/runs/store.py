@@ -290,7 +290,11 @@ class Run:
         """What makes this run's score files unreadable (deleted, truncated, not an ``.npz``
         of the run's arrays), or ``None``.  Opens each file's index only (cheap: the arrays
         are not read)."""
-        for i in range(self.n_splits):
+        try:
+            n_splits = self.n_splits
+        except (TypeError, ValueError):
+            return "result.json is damaged (its number of splits is not a number)"
+        for i in range(n_splits):
             name = f"scores_{i}.npz"
             try:
                 with np.load(self.path / name, allow_pickle=False) as z:
@@ -401,6 +405,14 @@ class RunWriter:
         self.discard()
 
 
+def _mtime(path: Path) -> float:
+    """A folder's modification time, ``0`` when it is gone (deleted by another tab)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 class RunStore:
     """The directory of finished runs (see the module docstring for the layout).
 
@@ -454,9 +466,9 @@ class RunStore:
         if not self.root.is_dir():
             return []
         out = []
-        for entry in sorted(self.root.iterdir(), key=lambda e: e.stat().st_mtime):
+        for entry in sorted(self.root.iterdir(), key=_mtime):
             if not (_RUN_ID.fullmatch(entry.name) and entry.is_dir()):
-                continue
+                continue  # (a folder deleted meanwhile, by another tab, is not a dir)
             try:
                 self._read(entry.name, entry)
             except (OSError, ValueError, TypeError, KeyError) as err:
