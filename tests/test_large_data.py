@@ -113,11 +113,41 @@ def test_bad_files_give_clear_messages(tmp_path):
     pd.DataFrame({"visit": [0, 1, None], "treatment": [0, 1, 1]}).to_parquet(path)
     with pytest.raises(DataError, match=r"'score' not in small.parquet; its columns are visit"):
         read_parquet_columns(path, ["score"])
-    with pytest.raises(DataError, match="'visit' of small.parquet has missing values"):
+    with pytest.raises(DataError, match=r"'visit' of small.parquet has missing values \(row 3 "):
         read_parquet_columns(path, ["visit"])
     pd.DataFrame({"visit": [0, 1, 1], "treatment": [0, 2, 1]}).to_parquet(path)
     with pytest.raises(DataError, match="coded 0/1"):
         parquet_summary(path, treatment="treatment", outcome="visit")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_missing_feature_values_are_kept_and_missing_arms_are_named_by_row(tmp_path, suffix):
+    """The fuzz case: a Parquet file with gaps in a feature was refused ("rows 1…5,000", the
+    whole batch) where an upload keeps them as NaN; now features keep their gaps, and a gap
+    in the treatment or outcome names its rows."""
+    from core.data import load_ab_file
+
+    rng = np.random.default_rng(1)
+    n = 300
+    x = rng.random(n)
+    x[[4, 77]] = np.nan
+    frame = pd.DataFrame({"x": x, "z": rng.random(n), "treatment": rng.integers(0, 2, n),
+                          "visit": rng.integers(0, 2, n)})
+    path = tmp_path / f"gaps{suffix}"
+
+    def write(f):
+        f.to_parquet(path) if suffix == ".parquet" else f.to_csv(path, index=False)
+
+    write(frame)
+    d = load_ab_file(path, treatment="treatment", outcome="visit", features=["x", "z"])
+    assert np.flatnonzero(np.isnan(d.X["x"].to_numpy())).tolist() == [4, 77]
+    np.testing.assert_allclose(d.X["x"].to_numpy()[:4], x[:4].astype(np.float32))
+    assert any("Missing feature values are kept" in w and "'x' 2" in w for w in d.warnings)
+    gap = frame.astype({"visit": "float64"})
+    gap.loc[[9, 120], "visit"] = np.nan
+    write(gap)
+    with pytest.raises(DataError, match=r"'visit' of gaps.* has missing values \(rows 10, 121"):
+        load_ab_file(path, treatment="treatment", outcome="visit", features=["x", "z"])
 
 
 def test_criteo_file_is_converted_once_and_a_different_copy_is_refused(shared_data, tmp_path):

@@ -208,19 +208,22 @@ def write_criteo_like(path: str | Path, n_rows: int = CRITEO_ROWS, *,
 
 def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
                          dtypes: dict[str, Any] | None = None,
-                         batch_rows: int = 1 << 20) -> dict[str, np.ndarray]:
+                         batch_rows: int = 1 << 20,
+                         gaps_as_nan: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """Read some columns of a Parquet file into numpy arrays, in record batches.
 
     Only the named columns are read; each array is allocated once at its final size (the
     row count comes from the file's metadata) and filled batch by batch, so the peak memory
     is the arrays plus one batch.  Floating columns become float32 unless ``dtypes`` says
     otherwise; other columns keep their type (0/1 integers stay int8 when stored so).
+    Missing values of the floating columns named in ``gaps_as_nan`` (features: LightGBM
+    handles them) become NaN.
 
     Raises
     ------
     DataError
         The file is missing or not Parquet, a column is missing (the message lists the
-        file's columns), or a column holds missing values.
+        file's columns), or another column holds missing values (the first rows named).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -247,11 +250,22 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
         for c in columns:
             col = batch.column(c)
             if col.null_count:
-                raise DataError(f"Column {c!r} of {Path(path).name} has missing values "
-                                f"(rows {at + 1:,}…{at + m:,}); fill or drop them first.")
+                if c in gaps_as_nan and out[c].dtype.kind == "f":
+                    col = col.fill_null(float("nan"))
+                else:
+                    _refuse_gaps(c, Path(path).name, col, at)
             out[c][at:at + m] = col.to_numpy(zero_copy_only=False)
         at += m
     return out
+
+
+def _refuse_gaps(column: str, file: str, col: Any, first_row: int) -> None:
+    """DataError naming the first rows (1-based, of the file) where ``col`` is missing."""
+    rows = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+    shown = ", ".join(f"{first_row + r + 1:,}" for r in rows[:5])
+    raise DataError(f"Column {column!r} of {file} has missing values (row{'s' * (len(rows) > 1)}"
+                    f" {shown}{', …' if len(rows) > 5 else ''} of this part of the file); fill "
+                    "or drop them first.")
 
 
 def _check_columns(path: Path, names: Sequence[str], schema: Any, treatment: str,
@@ -626,7 +640,8 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     wanted = [*features, treatment, outcome, *([id_column] if id_column else [])]
     if parquet:
         cols = read_parquet_columns(path, wanted,
-                                    dtypes=_float_dtypes(schema, [treatment, outcome]))
+                                    dtypes=_float_dtypes(schema, [treatment, outcome]),
+                                    gaps_as_nan=features)
     else:
         parts: dict[str, list] = {c: [] for c in wanted}
         # arm and outcome as float64 (codes checked unrounded), or bool when they hold
@@ -637,12 +652,16 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
             reader = pcsv.open_csv(path, convert_options=pcsv.ConvertOptions(
                 include_columns=wanted,
                 column_types={**{f: pa.float32() for f in features}, **coded}))
+            at = 0
             for batch in reader:
                 for c in wanted:
                     col = batch.column(c)
                     if col.null_count:
-                        raise DataError(f"Column {c!r} of {path.name} has missing values.")
+                        if c not in features:
+                            _refuse_gaps(c, path.name, col, at)
+                        col = col.fill_null(float("nan"))
                     parts[c].append(col.to_numpy(zero_copy_only=False))
+                at += batch.num_rows
         except pa.ArrowInvalid as exc:  # a value pyarrow cannot convert, a ragged row
             raise DataError(
                 f"{path.name} could not be read to the end: a value that is not a number in "
@@ -652,6 +671,9 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     check_ab_codes(cols[treatment], cols[outcome], treatment, outcome)
     X = pd.DataFrame({f: cols[f].astype(np.float32, copy=False) for f in features},
                      copy=False)
+    if gaps := {f: int(n) for f, n in X.isna().sum().items() if n}:
+        notes.append("Missing feature values are kept (LightGBM handles them): "
+                     + ", ".join(f"{f!r} {n:,}" for f, n in gaps.items()) + ".")
     ids = {} if id_column is None else {"ids": cols[id_column], "id_name": id_column}
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
                   name=path.name, warnings=notes, **ids,
