@@ -323,3 +323,16 @@ def test_stray_codes_only_beside_a_true_false_pair():
     assert stray_arm_codes(pd.Series(["yes"] * 50 + ["no"] * 50 + ["?"] * 3)) == [("?", 3)]
     assert stray_arm_codes(pd.Series(["1"] * 50 + ["0"] * 40 + ["2"] * 10)) == []  # 10 %
     assert two_arm_defaults(["0", "1", "none"]) == (1, 0)
+
+
+def test_twenty_digit_ids_keep_their_digits_and_name_the_rows():
+    """The fuzz case: IDs wider than int64 became float64 (1.2345678901234567e+19), collided,
+    and were kept as a feature; now they stay text, exactly, and name the rows."""
+    rng = np.random.default_rng(6)
+    n = 400
+    ids = [str(12345678901234567890 + 7 * i) for i in range(n)]
+    frame = pd.DataFrame({"customer_id": ids, "x": rng.random(n),
+                          "treatment": rng.integers(0, 2, n), "visit": rng.integers(0, 2, n)})
+    d = read_ab_csv(frame.to_csv(index=False).encode(), treatment="treatment", outcome="visit")
+    assert list(d.X.columns) == ["x"] and d.id_name == "customer_id"
+    assert list(d.ids) == ids  # every digit, all distinct

@@ -297,6 +297,8 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
                 dropped_id.append(c)
             else:
                 cols[c] = s
+        elif not explicit and _ID_NAME.search(str(c)) and _integer_text(s):
+            dropped_id.append(c)  # integers too long for int64 (read as text): an ID
         elif (num := _mostly_numbers(s)) is not None:
             bad = s[s.notna() & num.isna()]
             shown = ", ".join(repr(str(v)) for v in bad.unique()[:3])
@@ -331,6 +333,14 @@ def _choose_features(df: pd.DataFrame, candidates: list[str], explicit: bool, ma
         warnings.append("Missing feature values are kept (LightGBM handles them): "
                         + ", ".join(f"{c!r} {n:,}" for c, n in miss.items()) + ".")
     return X, dropped_id
+
+
+def _integer_text(col: pd.Series) -> bool:
+    """Whether a text column holds at least 20 distinct integers written out (IDs wider than
+    int64, which the CSV reader keeps as text so that they keep their digits)."""
+    vals = col.dropna().astype("string")
+    return (len(vals) >= 20 and vals.is_unique
+            and bool(vals.str.fullmatch(r"[+-]?\d+").all()))
 
 
 #: A text column whose cells read as numbers but for at most this share (and at least

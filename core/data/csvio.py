@@ -40,6 +40,8 @@ MISSING_TOKENS = frozenset({
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
 _DELIMITERS = (",", ";", "\t")
+#: Integers too long for int64 (more than 18 digits): as float64 they lose their last digits.
+_LONG_INTEGER = re.compile(r"[+-]?\d{19,}")
 _EXCEL_SEP = re.compile(r"[ \t]*sep=([,;\t|])[ \t]*\r?\n", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?")
 _DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
@@ -264,6 +266,8 @@ def _typed(col: pd.Series, sep: str) -> pd.Series:
     if (pd.to_numeric(head, errors="coerce").isna().any()
             and (sep == "," or not head.str.fullmatch(comma).all())):
         return s.mask(missing)  # text: cheap exit before converting every cell
+    if present.str.fullmatch(_LONG_INTEGER).any():
+        return s.mask(missing)  # 20-digit IDs: as numbers they would round and collide
     num = _to_number(present)
     if (num.isna().any() and sep != ","
             and present.str.fullmatch(comma).all()):
