@@ -226,10 +226,4 @@ else:
                 st.warning(note, icon=":material/balance:")
 
 st.markdown("**Preview**")
-if data.multiarm is not None:
-    arms = data.multiarm
-    st.dataframe(data.X.head(200).assign(arm=[arms.arms[k] for k in arms.t[:200]],
-                                         outcome=arms.y[:200]), key="data_head")
-else:
-    st.dataframe(data.X.head(200).assign(treatment=data.t[:200], outcome=data.y[:200]),
-                 key="data_head")
+st.dataframe(datasets.as_table(data, rows=200), key="data_head")

@@ -336,3 +336,20 @@ def test_twenty_digit_ids_keep_their_digits_and_name_the_rows():
     d = read_ab_csv(frame.to_csv(index=False).encode(), treatment="treatment", outcome="visit")
     assert list(d.X.columns) == ["x"] and d.id_name == "customer_id"
     assert list(d.ids) == ids  # every digit, all distinct
+
+
+def test_the_preview_never_overwrites_a_feature_named_like_a_role():
+    """The fuzz case: a feature named 'treatment' beside a treatment column mapped from
+    another name was replaced by the 0/1 codes in the Data page's preview."""
+    from core.data import as_table
+
+    rng = np.random.default_rng(8)
+    n = 60
+    frame = pd.DataFrame({"treatment": rng.random(n), "grp": rng.integers(0, 2, n),
+                          "visit": rng.integers(0, 2, n)})
+    d = read_ab_csv(frame.to_csv(index=False).encode(), treatment="grp", outcome="visit",
+                    features=["treatment"])
+    table = as_table(d, rows=10)
+    assert list(table.columns) == ["treatment", "grp", "visit"] and len(table) == 10
+    np.testing.assert_allclose(table["treatment"], frame["treatment"][:10])
+    np.testing.assert_array_equal(table["grp"], frame["grp"][:10])

@@ -23,7 +23,7 @@ import pandas as pd
 
 from core._validation import check_binary
 
-__all__ = ["ABData", "DataError", "to_csv_bytes"]
+__all__ = ["ABData", "DataError", "as_table", "to_csv_bytes"]
 
 
 class DataError(ValueError):
@@ -231,6 +231,18 @@ def to_csv_bytes(data: ABData, *, treatment: str | None = None,
         Column names; default to the original names in ``data.source_columns`` or
         ``"treatment"`` / ``"outcome"``.  A name already used by a feature gets a ``_ab`` suffix.
     """
+    buf = io.StringIO()
+    as_table(data, treatment=treatment, outcome=outcome, arms=False).to_csv(
+        buf, index=False, lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
+
+def as_table(data: ABData, *, rows: int | None = None, treatment: str | None = None,
+             outcome: str | None = None, arms: bool = True) -> pd.DataFrame:
+    """The features of the first ``rows`` rows (all by default) with the treatment and the
+    outcome as two more columns — for an A/B/n experiment, with ``arms``, the arm names and
+    its outcome (an amount stays an amount), else the 0/1 codes of ``t`` and ``y``.  Names as in :func:`to_csv_bytes`: a name a feature already
+    has gets ``_ab`` (the Data page's preview overwrote a feature named ``treatment``)."""
     if not isinstance(data, ABData):
         raise TypeError(f"data must be an ABData; got {type(data).__name__}.")
     names = []
@@ -239,9 +251,13 @@ def to_csv_bytes(data: ABData, *, treatment: str | None = None,
         while col in data.X.columns or col in names:
             col += "_ab"
         names.append(col)
-    frame = data.X.copy()
-    frame[names[0]] = data.t
-    frame[names[1]] = data.y
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False, lineterminator="\n")
-    return buf.getvalue().encode("utf-8")
+    end = data.n if rows is None else min(int(rows), data.n)
+    frame = data.X.iloc[:end].copy()
+    multi = data.multiarm
+    if arms and multi is not None and multi.n == data.n:  # the two-arm view: every row
+        frame[names[0]] = np.asarray(multi.arms, dtype=object)[multi.t[:end]]
+        frame[names[1]] = multi.y[:end]
+    else:
+        frame[names[0]] = data.t[:end]
+        frame[names[1]] = data.y[:end]
+    return frame
