@@ -471,6 +471,8 @@ def test_bad_uplift_arguments(small):
         TwoModel(n_estimators=0).fit(X, y, t)
     with pytest.raises(ValueError, match="learning_rate must be a positive number"):
         FlippedLabel(learning_rate=-1).fit(X, y, t)
+    with pytest.raises(ValueError, match=r"got '0.1' \(str, not a number\)"):  # as C= says
+        FlippedLabel(learning_rate="0.1").fit(X, y, t)
     with pytest.raises(ValueError, match=r"lgb_params must not set \['objective'\]"):
         TwoModel(lgb_params={"objective": "regression"}).fit(X, y, t)
     with pytest.raises(ValueError, match="criterion must be one of 'ed', 'kl'; got 'gini'"):

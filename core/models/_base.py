@@ -30,6 +30,7 @@ from core._validation import (
     as_generator,
     check_binary,
     check_positive_int,
+    check_real,
     check_seed,
     is_integer,
 )
@@ -223,13 +224,10 @@ def check_callback(callback: Any) -> Callback | None:
 
 
 def check_positive_float(value: Any, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {value!r}.") from None
-    if isinstance(value, bool) or not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive number; got {value!r}.")
-    return v
+    """``value`` as a finite float > 0 (a learning rate, a regularisation strength), else
+    ``ValueError``: the shared rule of :func:`core._validation.check_real` — text such as
+    ``"0.1"`` and booleans are refused, as for every other number."""
+    return check_real(value, name, "a positive number", low=0.0, low_open=True)
 
 
 def seed_from(random_state: Any) -> int | None:
