@@ -29,6 +29,7 @@ __all__ = [
     "check_positive_number",
     "check_probabilities",
     "check_real",
+    "check_same_length",
     "check_seed",
     "check_scores",
     "check_outcome",
@@ -187,6 +188,13 @@ def check_outcome(values: Any, name: str = "y") -> np.ndarray:
     return check_binary(arr, name)
 
 
+def check_same_length(y: np.ndarray, t: np.ndarray) -> None:
+    """``ValueError`` "t must have the same length as y (n); got m." unless they match —
+    one wording for a treatment that does not fit its outcome, wherever it is checked."""
+    if t.shape[0] != y.shape[0]:
+        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+
+
 def check_uplift_inputs(
     y: Any, t: Any, score: Any, *, keep_float32: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,8 +211,7 @@ def check_uplift_inputs(
     t = check_binary(t, "t")
     if y.shape[0] == 0:
         raise ValueError("y must contain at least one row; got an empty array.")
-    if t.shape[0] != y.shape[0]:
-        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_same_length(y, t)
     score = check_scores(score, "score", n=y.shape[0], keep_float32=keep_float32)
     return y, t, score
 

@@ -320,6 +320,9 @@ def test_dataset_summary_counts():
     np.testing.assert_allclose(out["share"], [n_t / len(t), n_c / len(t), 1.0])
     with pytest.warns(UserWarning, match="outcome rate of control is undefined"):
         assert np.isnan(dataset_summary([1, 0], [1, 1]).loc["control", "outcome_rate"])
+    # one wording for a treatment that does not fit its outcome, as every other function says
+    with pytest.raises(ValueError, match=r"^t must have the same length as y \(7\); got 6\.$"):
+        dataset_summary(y, t[:-1])
 
 
 def test_report_without_bootstrap_and_with_dict_dataset():

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from core._validation import check_binary
+from core._validation import check_binary, check_same_length
 
 __all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance",
            "imbalance_note", "rounded_share", "share_text", "small_cells_note", "srm_test"]
@@ -138,8 +138,7 @@ def small_cells_note(y: Any, t: Any, *, least: int = SMALL_CELL) -> str | None:
     responder / non-responder, :func:`core.data.splits.make_splits`), refuses a cell of
     fewer than 2 rows, and learns little from a handful."""
     y, t = check_binary(y, "y"), check_binary(t, "t")
-    if t.shape[0] != y.shape[0]:
-        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_same_length(y, t)
     names = {(1, 1): "treated responder", (1, 0): "treated non-responder",
              (0, 1): "control responder", (0, 0): "control non-responder"}
     count = {cell: int(((t == cell[0]) & (y == cell[1])).sum()) for cell in names}

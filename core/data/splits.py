@@ -23,6 +23,7 @@ from core._validation import (
     check_choice,
     check_fraction,
     check_int_at_least,
+    check_same_length,
     check_seed,
     is_integer,
 )
@@ -67,8 +68,7 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
     """
     y = check_binary(y, "y")
     t = check_binary(t, "t")
-    if t.shape[0] != y.shape[0]:
-        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_same_length(y, t)
     check_choice(scheme, "scheme", SCHEMES)
     test_size = check_fraction(test_size, "test_size")
     if test_size >= 1:

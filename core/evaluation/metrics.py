@@ -48,6 +48,7 @@ from core._validation import (
     check_outcome,
     check_positive_number,
     check_probabilities,
+    check_same_length,
     check_scores,
     check_uplift_inputs,
 )
@@ -134,8 +135,7 @@ def relevance_labels(y: Any, t: Any, *, labels: str) -> np.ndarray:
     check_choice(labels, "labels", LABEL_SETS)
     y = check_binary(y, "y")
     t = check_binary(t, "t")
-    if t.shape[0] != y.shape[0]:
-        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_same_length(y, t)
     treated = t == 1
     responder = y == 1
     if labels == "rel":
@@ -176,8 +176,7 @@ def transformed_outcome(y: Any, t: Any, *, propensity: float | None = None) -> n
     """
     y = check_outcome(y, "y").astype(np.float64, copy=False)
     t = check_binary(t, "t")
-    if y.shape[0] != t.shape[0]:
-        raise ValueError(f"t must have the same length as y ({y.shape[0]}); got {t.shape[0]}.")
+    check_same_length(y, t)
     p = float(t.mean()) if propensity is None else check_fraction(propensity, "propensity")
     if not 0 < p < 1:
         raise ValueError(f"propensity must be in (0, 1); got {p!r} (a single arm?).")

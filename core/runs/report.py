@@ -35,6 +35,7 @@ from core._validation import (
     check_fraction,
     check_level,
     check_positive_int,
+    check_same_length,
 )
 from core.constants import DASH
 from core.runs.takeaway import definition_sentence, fmt_auuc, fmt_p, takeaway
@@ -369,9 +370,7 @@ def dataset_summary(y, t) -> pd.DataFrame:
     """
     y = check_binary(y, "y")
     t = check_binary(t, "t")
-    if y.shape != t.shape:
-        raise ValueError(f"y and t must have the same length; got {y.shape[0]} and "
-                         f"{t.shape[0]}.")
+    check_same_length(y, t)
     if y.size == 0:
         raise ValueError("y and t must hold at least one row; got none.")
     masks = {"treated": t == 1, "control": t == 0, "all": np.ones(t.shape, dtype=bool)}
