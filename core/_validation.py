@@ -28,6 +28,7 @@ __all__ = [
     "check_positive_int",
     "check_positive_number",
     "check_probabilities",
+    "check_progress",
     "check_real",
     "check_same_length",
     "check_seed",
@@ -186,6 +187,15 @@ def check_outcome(values: Any, name: str = "y") -> np.ndarray:
                              "NaN or infinite value(s).")
         return arr.astype(np.float64)
     return check_binary(arr, name)
+
+
+def check_progress(value: Any, name: str = "progress") -> Any:
+    """``value`` when it is ``None`` or callable as ``(done, total)``, else ``ValueError``
+    "``{name}`` must be None or a callable (done, total); got …" — one wording for the
+    progress callbacks of the bootstraps, the label rankers and the models."""
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be None or a callable (done, total); got {value!r}.")
+    return value
 
 
 def check_same_length(y: np.ndarray, t: np.ndarray) -> None:

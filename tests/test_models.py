@@ -479,7 +479,7 @@ def test_bad_uplift_arguments(small):
         UpliftRandomForest(criterion="gini").fit(X, y, t)
     with pytest.raises(ValueError, match="max_features must be 'sqrt'"):
         UpliftRandomForest(max_features=0).fit(X, y, t)
-    with pytest.raises(ValueError, match="callback must be None or callable"):
+    with pytest.raises(ValueError, match="callback must be None or a callable \\(done, total\\)"):
         TwoModel().fit(X, y, t, callback="print")
     text = X.assign(channel=X["channel"].astype(str).astype(object))
     with pytest.raises(ValueError, match="X column 'channel' must be numeric or a pandas "

@@ -63,6 +63,7 @@ from core._validation import (
     check_fraction,
     check_level,
     check_positive_int,
+    check_progress,
     check_scores,
     check_uplift_inputs,
 )
@@ -324,10 +325,7 @@ def bootstrap_over_splits(
     for s, ((y, t, scores), stream) in enumerate(zip(checked, _streams(random_state,
                                                                        len(checked)))):
         step = None
-        if progress is not None:
-            if not callable(progress):
-                raise ValueError("progress must be None or a callable (done, total); "
-                                 f"got {progress!r}.")
+        if check_progress(progress) is not None:
             step = (lambda done, _t, s=s: progress(s * n_boot + done, total))
         results.append(bootstrap_auuc(y, t, scores, definition=definition, cutoffs=cutoffs,
                                       n_boot=n_boot, ties=ties, level=level,

@@ -75,6 +75,7 @@ from core._validation import (
     check_fraction,
     check_level,
     check_positive_int,
+    check_progress,
     check_scores,
     check_uplift_inputs,
 )
@@ -326,8 +327,7 @@ def bootstrap_auuc(
     rankers = tuple(named)
     if reference is not None:
         check_choice(reference, "reference", rankers)
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be None or a callable (done, total); got {progress!r}.")
+    check_progress(progress)
     rng = as_generator(random_state)
 
     code, y_values = outcome_code(y, t)

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from core._validation import pd_isna
+from core._validation import check_progress, pd_isna
 from core.label_ranking._rankings import check_features, check_rankings, positions_from_scores
 
 __all__ = ["LabelRanker"]
@@ -59,9 +59,7 @@ class LabelRanker(BaseEstimator):
                              f"got {Y.shape[0]}.")
         if groups is not None:
             groups = check_groups(groups, X.shape[0])
-        if progress is not None and not callable(progress):
-            raise ValueError(f"progress must be None or a callable (done, total); "
-                             f"got {progress!r}.")
+        check_progress(progress)
         self.n_labels_ = Y.shape[1]
         self.n_features_in_ = X.shape[1]
         try:

@@ -30,6 +30,7 @@ from core._validation import (
     as_generator,
     check_binary,
     check_positive_int,
+    check_progress,
     check_real,
     check_seed,
     is_integer,
@@ -218,9 +219,9 @@ def is_binary_outcome(y: np.ndarray) -> bool:
 
 
 def check_callback(callback: Any) -> Callback | None:
-    if callback is not None and not callable(callback):
-        raise ValueError(f"callback must be None or callable; got {type(callback).__name__}.")
-    return callback
+    """``callback`` (``None`` or ``(round, total)`` → anything), checked as every progress
+    callback is (:func:`core._validation.check_progress`)."""
+    return check_progress(callback, "callback")
 
 
 def check_positive_float(value: Any, name: str) -> float:
