@@ -37,6 +37,8 @@ __all__ = [
     "check_uplift_inputs",
     "distinct_and_nonfinite",
     "is_integer",
+    "reason_from_counts",
+    "undefined_reason",
 ]
 
 
@@ -187,6 +189,26 @@ def check_outcome(values: Any, name: str = "y") -> np.ndarray:
                              "NaN or infinite value(s).")
         return arr.astype(np.float64)
     return check_binary(arr, name)
+
+
+def undefined_reason(y: np.ndarray, t: np.ndarray) -> str | None:
+    """Why no uplift can be read off these rows — "there are no treated rows (t == 1)", "…
+    no control rows (t == 0)", "… no responders (y is all 0)" — or ``None``: one wording for
+    every curve, bootstrap, calibration and PCG that returns ``nan`` with an
+    :class:`UndefinedMetricWarning`."""
+    return reason_from_counts(int(np.count_nonzero(t)), int(t.shape[0] - np.count_nonzero(t)),
+                              bool(np.any(y)))
+
+
+def reason_from_counts(n_treated: int, n_control: int, responders: bool) -> str | None:
+    """:func:`undefined_reason` from the arm sizes and whether any row responded."""
+    if n_treated == 0:
+        return "there are no treated rows (t == 1)"
+    if n_control == 0:
+        return "there are no control rows (t == 0)"
+    if not responders:
+        return "there are no responders (y is all 0)"
+    return None
 
 
 def check_progress(value: Any, name: str = "progress") -> Any:

@@ -81,8 +81,27 @@ def test_a_bin_with_one_control_row_has_no_interval():
 def test_no_observable_uplift_is_nan_with_the_reason_never_a_certain_zero(y, t, why):
     # with an outcome of 0 everywhere Y* = 0: slope 0 with standard error 0 looked certain
     tau = np.linspace(0, 1, 100)
-    with pytest.warns(UserWarning, match=f"calibration slope is undefined: the data has {why}"):
+    with pytest.warns(UserWarning, match=f"calibration slope is undefined because there are {why}"):
         assert np.isnan(calibration_slope(y, t, tau)).all()
-    with pytest.warns(UserWarning, match=f"observed uplift is undefined: the data has {why}"):
+    with pytest.warns(UserWarning, match=f"observed uplift is undefined because there are {why}"):
         table = calibration_table(y, t, tau, n_bins=2)
     assert table[["observed", "low", "high"]].isna().all().all() and len(table) == 2
+
+
+def test_every_undefined_uplift_gives_the_same_reason():
+    """One wording for 'no control rows' whether a curve, the bootstrap, calibration, the
+    deciles or PCG says it (there were three)."""
+    from core.evaluation import auuc, bootstrap_auuc, uplift_by_decile
+    from core.evaluation.metrics import uplift_pcg
+
+    y, t, s = np.r_[np.ones(5, int), np.zeros(5, int)], np.ones(10, int), np.arange(10.0)
+    calls = [lambda: auuc(y, t, s, definition="uplift_sep_rel"),
+             lambda: bootstrap_auuc(y, t, {"s": s}, definition="uplift_sep_rel", n_boot=2,
+                                    random_state=0),
+             lambda: calibration_slope(y, t, s), lambda: calibration_table(y, t, s),
+             lambda: uplift_pcg(y, t, s)]
+    for call in calls:
+        with pytest.warns(UserWarning, match=r"because there are no control rows \(t == 0\)"):
+            call()
+    with pytest.warns(UserWarning, match=r"because there are no responders \(y is all 0\)"):
+        uplift_by_decile(np.zeros(10, int), np.tile([0, 1], 5), s, bins=2)

@@ -34,20 +34,11 @@ from core._validation import (
     check_level,
     check_positive_int,
     check_uplift_inputs,
+    undefined_reason,
 )
 from core.evaluation.metrics import transformed_outcome
 
 __all__ = ["calibration_slope", "calibration_table"]
-
-
-def _undefined_because(y: np.ndarray, t: np.ndarray) -> str:
-    """Why no uplift can be observed on these rows ("" when it can)."""
-    n_t = int(t.sum())
-    if n_t == 0:
-        return "the data has no treated row"
-    if n_t == t.shape[0]:
-        return "the data has no control row"
-    return "" if y.any() else "the data has no responder (the outcome is 0 in every row)"
 
 
 def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
@@ -72,9 +63,9 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     y, t, tau = check_uplift_inputs(y, t, tau_hat)
     n_bins = check_positive_int(n_bins, "n_bins")
     level = check_level(level)
-    nothing = _undefined_because(y, t)
+    nothing = undefined_reason(y, t)
     if nothing:
-        warnings.warn(f"The observed uplift is undefined: {nothing}; every bin is nan.",
+        warnings.warn(f"The observed uplift is undefined because {nothing}; every bin is nan.",
                       UndefinedMetricWarning, stacklevel=2)
     ranks = stats.rankdata(tau, method="min")  # equal predictions share a rank
     b = np.minimum((ranks - 1) * n_bins // y.shape[0], n_bins - 1)
@@ -128,9 +119,10 @@ def calibration_slope(y: Any, t: Any, tau_hat: Any, *,
         0 with a standard error of 0 would look certain), or fewer than 3 rows.
     """
     y, t, tau = check_uplift_inputs(y, t, tau_hat)
-    nothing = _undefined_because(y, t) or ("it has fewer than 3 rows" if y.shape[0] < 3 else "")
+    nothing = undefined_reason(y, t) or ("there are fewer than 3 rows" if y.shape[0] < 3
+                                         else "")
     if nothing:
-        warnings.warn(f"The calibration slope is undefined: {nothing}; returning nan.",
+        warnings.warn(f"The calibration slope is undefined because {nothing}; returning nan.",
                       UndefinedMetricWarning, stacklevel=2)
         return float("nan"), float("nan")
     y_star = transformed_outcome(y, t, propensity=propensity)

@@ -78,6 +78,7 @@ from core._validation import (
     check_progress,
     check_scores,
     check_uplift_inputs,
+    undefined_reason,
 )
 from core.constants import CUTOFFS
 from core.evaluation._kernel import TIES, add_draws, ranking_order
@@ -341,11 +342,7 @@ def bootstrap_auuc(
         return BootstrapResult(rankers, cutoffs, definition, ties, level, estimates,
                                replicates, reference)
 
-    n_t = int(t.sum())
-    reason = ("there are no treated rows (t == 1)" if n_t == 0 else
-              "there are no control rows (t == 0)" if n_t == t.shape[0] else
-              "there are no responders (y is all 0)" if not y.any() else None)
-    if reason is not None:
+    if (reason := undefined_reason(y, t)) is not None:
         warnings.warn(f"The bootstrap of AUUC ({definition}) is undefined because {reason}; "
                       "returning nan.", UndefinedMetricWarning, stacklevel=2)
         return result()

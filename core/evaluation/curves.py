@@ -69,6 +69,7 @@ from core._validation import (
     check_fraction,
     check_positive_int,
     check_uplift_inputs,
+    reason_from_counts,
 )
 from core.constants import CUTOFFS, auuc_column
 from core.evaluation._kernel import (
@@ -331,13 +332,7 @@ class UpliftCurves:
     @property
     def degenerate(self) -> str | None:
         """Why the curves are undefined (no treated / control rows, no responders), or None."""
-        if self.n_t == 0:
-            return "there are no treated rows (t == 1)"
-        if self.n_c == 0:
-            return "there are no control rows (t == 0)"
-        if self.n_responders == 0:
-            return "there are no responders (y is all 0)"  # or no outcome at all
-        return None
+        return reason_from_counts(self.n_t, self.n_c, self.n_responders != 0)
 
     def _warn_if_degenerate(self, what: str) -> bool:
         reason = self.degenerate

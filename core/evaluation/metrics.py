@@ -51,6 +51,7 @@ from core._validation import (
     check_same_length,
     check_scores,
     check_uplift_inputs,
+    undefined_reason,
 )
 from core.evaluation._kernel import TIES, ranking_order
 from core.evaluation._queries import Ranked, checked_lists, mean_over_queries, rank, undefined
@@ -482,10 +483,8 @@ def uplift_pcg(
         rows = check_cutoff(k, "k")
     elif k is not None:
         frac = check_fraction(k, "k")
-    n_t = int(t.sum())
-    if n_t in (0, n) or not y.any():
-        what = "no treated row" if n_t == 0 else "no control row" if n_t == n else "no responder"
-        return undefined(f"Uplift PCG is undefined: the data has {what}")
+    if (reason := undefined_reason(y, t)) is not None:
+        return undefined(f"Uplift PCG is undefined because {reason}")
     rel = relevance_labels(y, t, labels=labels)
     if query == "joint":
         r = rank(rel, s, None)

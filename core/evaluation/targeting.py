@@ -59,6 +59,7 @@ from core._validation import (
     check_positive_int,
     check_scores,
     check_uplift_inputs,
+    reason_from_counts,
 )
 from core.evaluation._kernel import (
     TIES,
@@ -396,9 +397,9 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
             UndefinedMetricWarning, stacklevel=2,
         )
     if not y.any():  # 0 − 0 with a zero-width interval would read as a certain "no effect"
-        warnings.warn("The uplift by bin is undefined because the data has no responder (the "
-                      "outcome is 0 in every row); returning nan.", UndefinedMetricWarning,
-                      stacklevel=2)
+        warnings.warn(f"The uplift by bin is undefined because "
+                      f"{reason_from_counts(1, 1, False)}; returning nan.",
+                      UndefinedMetricWarning, stacklevel=2)
         uplift = se = np.full(size - 1, np.nan)
     return pd.DataFrame({
         "bin": np.arange(1, size)[keep],
