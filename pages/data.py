@@ -20,7 +20,8 @@ with bench_tab:
     st.caption(spec.description)
     cols = st.columns(max(1, len(spec.options)))
     options = tuple((name, col.selectbox(name.replace("_", " "), values, key=f"data_{key}_{name}",
-                                         format_func=common.thousands))
+                                         format_func=lambda v: datasets.OPTION_LABELS.get(
+                                             v, common.thousands(v))))
                     for col, (name, values) in zip(cols, spec.options.items()))
     if st.button("Use this dataset", type="primary", key="data_load"):
         with common.guard("Loading the dataset"):
@@ -127,7 +128,7 @@ with file_tab:
                                    index=y_at)
             if path.lower().endswith((".parquet", ".pq")):
                 info = common.file_summary(path, treatment, outcome)
-                m = st.columns(5)
+                m = [*st.columns(3), *st.columns(2)]  # wide enough for 14,000,000
                 common.count_metric(m[0], "Rows", info["rows"])
                 m[1].metric("Columns", f"{len(info['columns']):,}")
                 m[2].metric("Size on disk", common.size_text(info["bytes"]))
@@ -149,7 +150,7 @@ data = common.current_data()
 st.divider()
 st.subheader(f"Current dataset: {data.name}")
 rate_t, rate_c, few = common.arm_summary(data)
-m = st.columns(6)
+m = [*st.columns(3), *st.columns(3)]  # two rows: six in one cut "1,000,000" to "1,000…"
 common.count_metric(m[0], "Rows", data.n)
 common.count_metric(m[1], "Treated", data.n_treated)
 common.count_metric(m[2], "Control", data.n_control)

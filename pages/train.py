@@ -146,4 +146,7 @@ if runs:
                "baselines are on the Compare page.")
     st.page_link("pages/compare.py", label="Compare these runs", icon=":material/compare:")
 else:
-    st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")
+    st.caption("None yet. Runs are stored on disk and survive reloads and restarts."
+               + (" Per-arm runs (the first panel) are not listed here: they are on the "
+                  "Compare page, section *Several arms*." if data.multiarm is not None
+                  else ""))

@@ -82,6 +82,11 @@ def test_train_per_arm_and_compare_policies_against_a_direct_computation():
         cutoff=0.3))
     assert any("Calibration slope" in str(c.value) for c in at.caption)
     assert any("best-arm rule is worth" in str(m.value) for m in at.markdown)
+    # the report's calibration caveat is on the page too, exactly when the report has one
+    from core.runs.multiarm_runs import arm_summary, calibration_caveat
+
+    caveat = calibration_caveat(arm_summary(test, meta["arms"]))
+    assert (caveat in [str(w.value) for w in at.warning]) == bool(caveat)
 
 
 def _stored_run(n: int, seed: int):

@@ -451,5 +451,11 @@ def test_a_small_report_loads_plotly_from_its_cdn_and_keeps_the_content():
     assert small.count('src="https://cdn.plot.ly/') == 1
     assert 'src="https://cdn.plot.ly/' not in inline
     assert small.count('class="plotly-graph-div"') == 2 and "text" in small
+    # said in the file itself: opened offline, its charts were empty white areas
+    from core.runs.report import CDN_NOTE
+
+    assert html.escape(CDN_NOTE) in small and html.escape(CDN_NOTE) not in inline
+    assert html.escape(CDN_NOTE) not in html_report("t", sections=[("Note", "text")],
+                                                     plotly_js="cdn")  # no chart, no note
     with pytest.raises(ValueError, match="plotly_js"):
         html_report("t", sections=sections, plotly_js="online")

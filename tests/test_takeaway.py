@@ -231,3 +231,17 @@ def test_real_bootstrap_against_random_from_a_constant_score():
     assert text.startswith("At 30 %, only forwards beats random targeting; backwards and "
                            "coin do not")
     assert "backwards " in text and "below random targeting" in text
+
+
+def test_random_and_an_interval_bound_read_apart_when_they_differ():
+    """The browser walk's case: random 0.00210, the interval's low end 0.00212 — at 4
+    decimals both read 0.0021, and 'CI 0.0021 to 0.0045, above random targeting' looked
+    like a contradiction. The sentence then takes as many decimals as it needs."""
+    from core.runs.takeaway import random_sentence
+
+    close = random_sentence({"A": 0.0033}, 0.00210, cutoff=0.3,
+                            intervals={"A": (0.00212, 0.0045)})
+    assert "AUUC of 0.00210 at 30 %" in close and "CI 0.00212 to 0.00450" in close
+    apart = random_sentence({"A": 0.0033}, 0.00210, cutoff=0.3,
+                            intervals={"A": (0.0025, 0.0045)})
+    assert "AUUC of 0.0021 at 30 %" in apart and "CI 0.0025 to 0.0045" in apart

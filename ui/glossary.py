@@ -37,7 +37,19 @@ GLOSSARY: dict[str, str] = {
                            "Relative: response rates (shares of each arm), comparable across "
                            "experiments with different arm splits.",
     "TR / TN / CR / CN": "Treated responder, treated non-responder, control responder, control "
-                         "non-responder: the four kinds of rows of an A/B test.",
+                         "non-responder: the four kinds of rows of an A/B test (the paper's "
+                         "§4.2 writes the non-responders TNR and CNR).",
+    "Two-model": "A baseline uplift model (Hansotia & Rukstales 2002): one model of the "
+                 "response of the treated, one of the control customers; the uplift is the "
+                 "difference of their predictions.",
+    "Flipped label": "A baseline uplift model (Lai 2006): one classifier of 'treated "
+                     "responder or control non-responder' against the rest; customers likely "
+                     "to be either are the ones the treatment moves.",
+    "Transformed outcome": "A baseline uplift model (Athey & Imbens 2016): one regression of "
+                           "y·(t/p − (1 − t)/(1 − p)), whose expectation is the uplift; it also "
+                           "works for amounts such as spend.",
+    "Zipf discount": "A position discount 1/i (Zipf) or 1/i^β (Zipf-β) in place of nDCG's "
+                     "1/log2(i + 1): the top positions weigh more (P-nDCG explorer).",
     "Random / Perfect": "Random: the straight line of targeting in random order (what any "
                         "ranker must beat). Perfect: an oracle that ranks treated responders "
                         "first and control responders last; an upper reference only.",

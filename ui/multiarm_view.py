@@ -171,6 +171,8 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
                      for k, arm in enumerate(names[1:])])
     table = multiarm_runs.policy_table(test, names, meta["design"], cost)
     st.markdown(multiarm_runs.policy_takeaway(table))
+    if caveat := multiarm_runs.calibration_caveat(arms_table):  # as the report says it
+        st.warning(caveat, icon=":material/warning:")
     st.dataframe(table.rename(columns={"arm shares": multiarm_runs.shares_label(names)}),
                  width="stretch", key="ma_policies",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")

@@ -44,8 +44,8 @@ from core.data.large import load_criteo, make_criteo_like
 from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
-__all__ = ["DATASETS", "DatasetSpec", "load_criteo_head", "load_dataset", "load_hillstrom",
-           "load_information", "read_ab_csv"]
+__all__ = ["DATASETS", "OPTION_LABELS", "DatasetSpec", "load_criteo_head", "load_dataset",
+           "load_hillstrom", "load_information", "read_ab_csv"]
 
 
 def read_ab_csv(source: Any, *, treatment: str, outcome: str,
@@ -372,6 +372,12 @@ DATASETS: dict[str, DatasetSpec] = {
         description="Simulated scores for comparing curve definitions across arm sizes.",
     ),
 }
+
+
+#: How the Data page shows an option value that is a code name.
+OPTION_LABELS = {"balanced": "balanced (|T| = |C|)",
+                 "more_treated": "more treated (|T| = 9|C|)",
+                 "more_control": "more control (|C| = 9|T|)"}
 
 
 def load_dataset(key: str = "world", **options: Any) -> ABData:

@@ -253,6 +253,8 @@ def html_report(
     generated = (f'<p class="generated">Generated {html.escape(stamp)}</p>\n'
                  if stamp is not None else "")
     contents = f"<nav><ol>{''.join(nav)}</ol></nav>\n" if nav else ""
+    if plotly_js == "cdn" and renderer.plotly_included:  # offline its charts stay empty
+        generated += f'<p class="generated">{html.escape(CDN_NOTE)}</p>\n'
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -262,6 +264,12 @@ def html_report(
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+#: Printed under the title of a report whose charts load plotly.js from its CDN.
+CDN_NOTE = ("The charts of this small report load their library from the internet "
+            "(cdn.plot.ly): without a connection they stay empty. The full report works "
+            "offline.")
 
 
 # ---------------------------------------------------------------------- tables for people

@@ -23,7 +23,7 @@ that are both no better than random is no reason to target.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -46,6 +46,22 @@ def _finite(value) -> bool:
         return value is not None and bool(np.isfinite(float(value)))
     except (TypeError, ValueError):
         return False
+
+
+def _apart_from(base: float, others: list) -> Callable:
+    """:func:`fmt_auuc`, with as many more decimals (up to 8) as it takes for ``base`` (random
+    targeting's AUUC) and each value of ``others`` that differs from it to read differently:
+    "random 0.0021 … CI 0.0021 to 0.0045, above random" read as a contradiction where the
+    values were 0.00210 and 0.00212."""
+    if not _finite(base) or abs(base) >= 10:
+        return fmt_auuc
+    digits = 4
+    while digits < 8 and any(_finite(x) and x != base and abs(x) < 10
+                             and round(x, digits) == round(base, digits) for x in others):
+        digits += 1
+    if digits == 4:
+        return fmt_auuc
+    return lambda v: fmt_auuc(v) if not _finite(v) or abs(v) >= 10 else f"{float(v):.{digits}f}"
 
 
 def fmt_auuc(value) -> str:
@@ -288,25 +304,27 @@ def random_sentence(
     intervals = {str(k): v for k, v in dict(intervals or {}).items()}
     at = _percent(cutoff)
     winners = set(beats_random(values, base, intervals))  # one rule for the page and here
+    near = [x for v in intervals.values() if v is not None for x in v if _finite(x)]
+    fmt = _apart_from(base, [*values.values(), *near])
     beats, details = [], []
     for i, (run, value) in enumerate(values.items()):
         low_high = intervals.get(run)
         has_ci = (low_high is not None and _finite(low_high[0]) and _finite(low_high[1]))
-        ci = (f"{_percent(level)} CI {fmt_auuc(low_high[0])} to {fmt_auuc(low_high[1])}"
+        ci = (f"{_percent(level)} CI {fmt(low_high[0])} to {fmt(low_high[1])}"
               if has_ci else "")
         reach = "reaches " if i == 0 else ""
         if value <= base:
-            details.append(f"{run} {reach}{fmt_auuc(value)} ("
+            details.append(f"{run} {reach}{fmt(value)} ("
                            + (f"{ci}; " if ci else "") + "below random targeting)")
         elif run not in winners:
-            details.append(f"{run} {reach}{fmt_auuc(value)} ({ci}, which includes the "
+            details.append(f"{run} {reach}{fmt(value)} ({ci}, which includes the "
                            "random value: not clearly better)")
         else:
             beats.append(run)
-            details.append(f"{run} {reach}{fmt_auuc(value)}"
+            details.append(f"{run} {reach}{fmt(value)}"
                            + (f" ({ci}, above random targeting)" if ci else
                               " (above random targeting by point estimate; no interval)"))
-    numbers = (f"Random targeting reaches an AUUC of {fmt_auuc(base)} at {at}; "
+    numbers = (f"Random targeting reaches an AUUC of {fmt(base)} at {at}; "
                + _join(details) + ".")
     if not beats:
         return (f"No model beats random targeting at {at} here: do not target by these "
