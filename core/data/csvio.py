@@ -40,7 +40,7 @@ MISSING_TOKENS = frozenset({
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
 _DELIMITERS = (",", ";", "\t")
-#: Integers too long for int64 (more than 18 digits): as float64 they lose their last digits.
+#: Integers of 19 digits or more: candidates for :func:`_beyond_int64`.
 _LONG_INTEGER = re.compile(r"[+-]?\d{19,}")
 _EXCEL_SEP = re.compile(r"[ \t]*sep=([,;\t|])[ \t]*\r?\n", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?")
@@ -255,6 +255,13 @@ def _to_number(present: pd.Series) -> pd.Series:
     return pd.to_numeric(present, errors="coerce")
 
 
+def _beyond_int64(cells: pd.Series) -> bool:
+    """Whether a cell is an integer too large for int64 (a 20-digit ID): as float64 it loses
+    its last digits.  2**63 − 1 still fits (a 64-bit hashed query id)."""
+    long = cells[cells.str.fullmatch(_LONG_INTEGER)]
+    return any(not -2**63 <= int(v) < 2**63 for v in long.unique())
+
+
 def _typed(col: pd.Series, sep: str) -> pd.Series:
     s = col.astype("str").str.strip()
     missing = s.isin(MISSING_TOKENS).to_numpy()
@@ -266,7 +273,7 @@ def _typed(col: pd.Series, sep: str) -> pd.Series:
     if (pd.to_numeric(head, errors="coerce").isna().any()
             and (sep == "," or not head.str.fullmatch(comma).all())):
         return s.mask(missing)  # text: cheap exit before converting every cell
-    if present.str.fullmatch(_LONG_INTEGER).any():
+    if _beyond_int64(present):
         return s.mask(missing)  # 20-digit IDs: as numbers they would round and collide
     num = _to_number(present)
     if (num.isna().any() and sep != ","
