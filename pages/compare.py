@@ -14,6 +14,7 @@ from core.runs.views import (
     auuc_csv,
     auuc_display,
     bands_frame,
+    best_run,
     constant_rankers,
     default_runs,
     depth_display,
@@ -194,7 +195,9 @@ with common.guard("Comparing the runs"):
                               label="Profit chart (HTML)")
 
     st.subheader("Uplift by decile")
-    which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get)
+    best = best_run(summary, {rid: labels[rid] for rid in chosen}, cutoff)
+    which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get,
+                         index=chosen.index(best))
     dec, interval, imbalanced = view.deciles(ids, splits, labels[which])
     decile_fig = view.decile_figure(dec, title=labels[which], note=interval,
                                     color=colors[labels[which]])

@@ -17,11 +17,11 @@ st.markdown("nDCG discounts a relevant document by its **position**; P-nDCG disc
 
 st.subheader("Build a list")
 examples = view.PNDCG_EXAMPLES
-b = st.columns(len(examples) + 1)
+row = st.container(horizontal=True)  # wrapped when narrow: in columns the labels were cut
 for i, (label, rows) in enumerate(examples.items()):
-    if b[i].button(label, key=f"pn_ex_{i}"):
+    if row.button(label, key=f"pn_ex_{i}"):
         view.set_editor_list(rows)
-if b[-1].button("Clear", key="pn_clear"):
+if row.button("Clear", key="pn_clear"):
     view.set_editor_list([(0, 0.5)])
 runs = view.current_runs()
 if not runs.empty:

@@ -438,3 +438,15 @@ def test_data_copy_refuses_unstorable_columns(tmp_path):
     data = ABData(X, [0, 1, 0, 1], [0, 0, 1, 1])
     with pytest.raises(DataError, match="Column 'when' has dtype datetime64"):
         RunStore(tmp_path).save_data(data)
+
+
+def test_the_decile_chart_starts_with_the_best_run_at_the_cutoff():
+    from core.runs.views import best_run
+
+    summary = pd.DataFrame({"AUUC@30%": [0.001, 0.004, np.nan, 0.002],
+                            "AUUC@100%": [0.05, 0.01, 0.02, 0.03]},
+                           index=["baseline", "model", "broken", "Random targeting"])
+    labels = {"id1": "baseline", "id2": "model", "id3": "broken"}
+    assert best_run(summary, labels, 0.3) == "id2"
+    assert best_run(summary, labels, 1.0) == "id1"
+    assert best_run(summary, {"id3": "broken"}, 0.3) == "id3"  # nothing finite: the first

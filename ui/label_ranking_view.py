@@ -124,8 +124,9 @@ def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> Non
     names = {"table1": "Table 1 (ε_dis)", "prf": "P/R/F1@K", "paired": "paired tests",
              "tuning": "λ / C tuning", "predictions": "predictions"}
     names = {k: v for k, v in names.items() if k in frames and len(frames[k])}
-    for col, name in zip(st.columns(len(names)), names):
-        col.download_button(f"Download {names[name]} (CSV)",
+    row = st.container(horizontal=True)  # side by side, wrapped: in columns they were cut
+    for name in names:
+        row.download_button(f"Download {names[name]} (CSV)",
                             lambda f=frames[name]: safe_csv_bytes(f),
                             f"uprank_label_ranking_{name}.csv", "text/csv", key=f"lr_dl_{name}",
                             on_click="ignore")

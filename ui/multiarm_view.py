@@ -158,7 +158,7 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     arms_table = multiarm_runs.arm_summary(test, names)
     st.dataframe(arms_table, width="stretch", key="ma_arm_table",
                  column_config={c: st.column_config.NumberColumn(
-                     format="localized" if c == "test rows" else "%.4f")
+                     format="localized" if c == multiarm_runs.PAIR_ROWS else "%.4f")
                      for c in arms_table.columns})
 
     st.subheader("Policies: value per customer on the test rows")

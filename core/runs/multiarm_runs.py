@@ -20,9 +20,9 @@ import pandas as pd
 from core._validation import check_choice
 from core.runs.tasks import TaskSpec
 
-__all__ = ["MULTIARM_MODELS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE", "arm_pair",
-           "arm_summary", "calibration_caveat", "cost_sentence", "list_multiarm_runs", "load_multiarm",
-           "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
+__all__ = ["MULTIARM_MODELS", "PAIR_ROWS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE",
+           "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence", "list_multiarm_runs",
+           "load_multiarm", "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
            "multiarm_task", "policy_table", "policy_takeaway", "score_export", "shares_label",
            "split_rows"]
 
@@ -139,6 +139,9 @@ def list_multiarm_runs(store: Any, fingerprint: str) -> pd.DataFrame:
     return frame.sort_values("created", ascending=False, kind="stable").reset_index(drop=True)
 
 
+#: The per-arm table's row count: the arm's test rows and the control's (their sum over the
+#: arms exceeds the test rows, which count the control once).
+PAIR_ROWS = "test rows (arm + control)"
 RULE = "best arm per customer (model)"  #: the model's row of :func:`policy_table`
 #: What the policy table's columns mean, under the table on the page and in the report.
 POLICY_NOTE = ("Value = mean outcome per customer if every customer got the policy's arm, "
@@ -216,7 +219,7 @@ def arm_summary(test: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
     for k, arm in enumerate(arms[1:], start=1):
         yk, tk, score = arm_pair(test, k)
         slope, se = calibration_slope(yk, tk, score)
-        rows.append({"arm": arm, "test rows": int(yk.shape[0]),
+        rows.append({"arm": arm, PAIR_ROWS: int(yk.shape[0]),
                      "AUUC@30 %": auuc(yk, tk, score, definition="uplift_sep_rel", cutoff=0.3),
                      "AUUC@100 %": auuc(yk, tk, score, definition="uplift_sep_rel",
                                         cutoff=1.0),

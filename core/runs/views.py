@@ -14,8 +14,8 @@ from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p
 
-__all__ = ["auuc_csv", "auuc_display", "bands_frame", "constant_rankers", "default_runs",
-           "depth_display", "display_labels", "fmt_number", "least_decimals",
+__all__ = ["auuc_csv", "auuc_display", "bands_frame", "best_run", "constant_rankers",
+           "default_runs", "depth_display", "display_labels", "fmt_number", "least_decimals",
            "mixed_splits_note", "paired_display", "ranks_display", "scores_frame",
            "split_curves", "test_scores", "test_splits", "unreadable_runs"]
 
@@ -216,6 +216,18 @@ def default_runs(runs: Sequence, k: int = 4) -> list[str]:
     same = [r for r in runs if key(r.config) == key(newest)]
     keep = {r.run_id for r in sorted(same, key=lambda r: (r.created, r.run_id))[-k:]}
     return [r.run_id for r in runs if r.run_id in keep]
+
+
+def best_run(summary: pd.DataFrame, labels: dict, cutoff: float) -> str:
+    """The run id (a key of ``labels``, run id → its row label in ``summary``) with the
+    highest AUUC at ``cutoff`` in the Compare page's AUUC table — what its decile chart and
+    exports start with (the first run picked may be one the page warns not to target by)."""
+    from core.constants import auuc_column
+
+    column = summary[auuc_column(cutoff)]
+    scored = {rid: float(column.get(label, float("nan"))) for rid, label in labels.items()}
+    finite = {rid: v for rid, v in scored.items() if np.isfinite(v)}
+    return max(finite, key=finite.get) if finite else next(iter(labels))
 
 
 def unreadable_runs(runs: Sequence) -> dict[str, str]:
