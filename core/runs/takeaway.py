@@ -32,6 +32,7 @@ from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
 __all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_p", "random_sentence",
+           "resolving_digits",
            "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
@@ -48,17 +49,29 @@ def _finite(value) -> bool:
         return False
 
 
+def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int = 2) -> int:
+    """Decimals that show the narrowest positive interval width in ``widths`` with
+    ``significant`` digits, within ``[least, most]``: at 4M test rows a bootstrap interval is
+    ~1e-4 wide and "[0.0002, 0.0002]" would hide it.
+
+    >>> resolving_digits([0.003, 0.01]), resolving_digits([1.2e-4]), resolving_digits([])
+    (4, 5, 4)
+    """
+    w = np.asarray(list(widths), dtype=float)
+    w = w[np.isfinite(w) & (w > 0)]
+    if not w.size:
+        return least
+    need = significant - 1 - int(np.floor(np.log10(w.min())))
+    return int(min(max(need, least), most))
+
+
 def _apart_from(base: float, others: list) -> Callable:
-    """:func:`fmt_auuc`, with as many more decimals (up to 8) as it takes for ``base`` (random
-    targeting's AUUC) and each value of ``others`` that differs from it to read differently:
-    "random 0.0021 … CI 0.0021 to 0.0045, above random" read as a contradiction where the
-    values were 0.00210 and 0.00212."""
-    if not _finite(base) or abs(base) >= 10:
-        return fmt_auuc
-    digits = 4
-    while digits < 8 and any(_finite(x) and x != base and abs(x) < 10
-                             and round(x, digits) == round(base, digits) for x in others):
-        digits += 1
+    """:func:`fmt_auuc`, with the decimals that show each gap between ``base`` (random
+    targeting's AUUC) and a value of ``others`` (:func:`resolving_digits`): "random 0.0021 …
+    CI 0.0021 to 0.0045, above random" read as a contradiction where the values were
+    0.00210 and 0.00212."""
+    gaps = [abs(float(x) - base) for x in others if _finite(x) and abs(x) < 10]
+    digits = resolving_digits(gaps, significant=1) if _finite(base) and abs(base) < 10 else 4
     if digits == 4:
         return fmt_auuc
     return lambda v: fmt_auuc(v) if not _finite(v) or abs(v) >= 10 else f"{float(v):.{digits}f}"

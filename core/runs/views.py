@@ -12,7 +12,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
-from core.runs.takeaway import fmt_p
+from core.runs.takeaway import fmt_p, resolving_digits
 
 __all__ = ["auuc_csv", "auuc_display", "bands_frame", "best_run", "constant_rankers",
            "default_runs", "depth_display", "display_labels", "fmt_number", "least_decimals",
@@ -55,22 +55,6 @@ def fmt_significant(value, digits: int = 4) -> str:
     decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
     text = f"{v:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int = 2) -> int:
-    """Decimals that show the narrowest positive interval width in ``widths`` with
-    ``significant`` digits, within ``[least, most]``: at 4M test rows a bootstrap interval is
-    ~1e-4 wide and "[0.0002, 0.0002]" would hide it.
-
-    >>> resolving_digits([0.003, 0.01]), resolving_digits([1.2e-4]), resolving_digits([])
-    (4, 5, 4)
-    """
-    w = np.asarray(list(widths), dtype=float)
-    w = w[np.isfinite(w) & (w > 0)]
-    if not w.size:
-        return least
-    need = significant - 1 - int(np.floor(np.log10(w.min())))
-    return int(min(max(need, least), most))
 
 
 def least_decimals(definition: str) -> int:
