@@ -128,8 +128,8 @@ def job_panel():
 job_panel()
 
 st.subheader("Trained runs on this dataset")
-runs = runner.store.list(fingerprint=fingerprint)
-if damaged := runner.store.damaged(fingerprint=fingerprint):
+runs, damaged = runner.store.scan(fingerprint=fingerprint)
+if damaged:
     st.warning(f"{len(damaged)} stored run{'s' * (len(damaged) > 1)} cannot be read and "
                f"{'are' if len(damaged) > 1 else 'is'} not listed (files changed or deleted "
                "outside the app): " + "; ".join(f"`{rid}`: {why}" for rid, why in damaged)

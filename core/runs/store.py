@@ -405,6 +405,18 @@ class RunWriter:
         self.discard()
 
 
+def _on_data(folder: Path, fingerprint: str | None) -> bool:
+    """Whether a damaged run folder may belong to the data ``fingerprint``: ``None`` (any
+    data), a readable config naming it, or an unreadable config (its data is unknown)."""
+    if fingerprint is None:
+        return True
+    try:
+        config = RunConfig.from_json((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError, KeyError):
+        return True
+    return config.fingerprint == fingerprint
+
+
 def _mtime(path: Path) -> float:
     """A folder's modification time, ``0`` when it is gone (deleted by another tab)."""
     try:
@@ -457,44 +469,38 @@ class RunStore:
             raise ValueError("result.json does not hold a run's result")
         return Run(run_id, path, config, result)
 
+    def scan(self, fingerprint: str | None = None) -> tuple[list[Run], list[tuple[str, str]]]:
+        """:meth:`list` and :meth:`damaged` in one pass over the run folders (each run's
+        JSON read once: the Train page shows both on every rerun)."""
+        if not self.root.is_dir():
+            return [], []
+        runs, damaged = [], []
+        for entry in sorted(self.root.iterdir(), key=_mtime):
+            if not _RUN_ID.fullmatch(entry.name):
+                continue
+            try:
+                run = self._read(entry.name, entry)
+            except (OSError, ValueError, TypeError, KeyError) as err:
+                if entry.is_dir() and _on_data(entry, fingerprint):  # (not deleted meanwhile)
+                    damaged.append((entry.name, (
+                        f"{err.filename and Path(err.filename).name} is missing or unreadable"
+                        if isinstance(err, OSError) else f"a file is damaged ({err})")))
+                continue
+            if fingerprint is None or run.config.fingerprint == fingerprint:
+                runs.append(run)
+        return sorted(runs, key=lambda r: (r.created, r.run_id)), damaged
+
     def damaged(self, fingerprint: str | None = None) -> list[tuple[str, str]]:
         """Run folders whose ``config.json`` or ``result.json`` cannot be read (truncated,
         deleted by hand): ``(run id, what is wrong)``, oldest folder first.  With
         ``fingerprint``, only those whose readable config names that data, or whose config
         is unreadable (which data they were on is then unknown).  :meth:`list` skips them;
         :meth:`delete` removes them; training the same run again replaces them."""
-        if not self.root.is_dir():
-            return []
-        out = []
-        for entry in sorted(self.root.iterdir(), key=_mtime):
-            if not (_RUN_ID.fullmatch(entry.name) and entry.is_dir()):
-                continue  # (a folder deleted meanwhile, by another tab, is not a dir)
-            try:
-                self._read(entry.name, entry)
-            except (OSError, ValueError, TypeError, KeyError) as err:
-                if fingerprint is not None:
-                    try:
-                        config = RunConfig.from_json(
-                            (entry / "config.json").read_text(encoding="utf-8"))
-                        if config.fingerprint != fingerprint:
-                            continue
-                    except (OSError, ValueError, TypeError, KeyError):
-                        pass
-                what = (f"{err.filename and Path(err.filename).name} is missing or unreadable"
-                        if isinstance(err, OSError) else f"a file is damaged ({err})")
-                out.append((entry.name, what))
-        return out
+        return self.scan(fingerprint)[1]
 
     def list(self, fingerprint: str | None = None) -> list[Run]:
         """Stored runs (of the data with ``fingerprint`` when given), oldest first."""
-        if not self.root.is_dir():
-            return []
-        runs = []
-        for entry in self.root.iterdir():
-            if _RUN_ID.fullmatch(entry.name) and (run := self.get(entry.name)) is not None:
-                if fingerprint is None or run.config.fingerprint == fingerprint:
-                    runs.append(run)
-        return sorted(runs, key=lambda r: (r.created, r.run_id))
+        return self.scan(fingerprint)[0]
 
     @property
     def settings_path(self) -> Path:
