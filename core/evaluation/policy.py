@@ -117,8 +117,9 @@ def policy_value(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> tuple[fl
 
     Parameters
     ----------
-    assigned_arm : array-like of int, shape (n,)
-        The policy's arm per row (0 = control).
+    assigned_arm : array-like of int, shape (n,), or of float, shape (n, K+1)
+        The policy's arm per row (0 = control), or each row's arm probabilities (a
+        stochastic policy, :func:`policy_terms`).
     y : array-like of shape (n,)
         Outcome, 0/1 or continuous.
     t : array-like of int, shape (n,)

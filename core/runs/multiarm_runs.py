@@ -172,17 +172,14 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     tau = test[[f"tau_{k}" for k in range(1, k1)]].to_numpy()
     prop = np.tile(np.asarray(design), (n, 1))
     full_cost = np.r_[0.0, cost]
-    policies = {RULE: best_arm_policy(tau, cost),
-                **{f"everyone: {a}": np.full(n, k) for k, a in enumerate(arms)},
+    one_hot = np.eye(k1)  # every policy as each row's arm probabilities: one form for all
+    policies = {RULE: one_hot[best_arm_policy(tau, cost)],
+                **{f"everyone: {a}": np.tile(one_hot[k], (n, 1)) for k, a in enumerate(arms)},
                 "random arm": np.full((n, k1), 1.0 / k1)}
     rows = []
     for name, pi in policies.items():
         value, se = policy_value(pi, y, t, prop)
-        if pi.ndim == 2:  # a stochastic policy: expected cost and shares
-            spend, shares = float((pi @ full_cost).mean()), pi.mean(axis=0)
-        else:
-            spend = float(full_cost[pi].mean())
-            shares = np.bincount(pi, minlength=k1) / n
+        spend, shares = float((pi @ full_cost).mean()), pi.mean(axis=0)
         diff, diff_se = ((0.0, 0.0) if name == RULE else policy_difference(
             pi, policies[RULE], y, t, prop, cost=full_cost))  # the rule against itself: 0
         rows.append({"policy": name, "value": value, "± SE": se, "cost": spend,
