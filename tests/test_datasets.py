@@ -791,3 +791,34 @@ def test_arm_codes_lists_each_arm_once_most_frequent_first():
     assert arm_codes(col) == ["No E-Mail", "Mens E-Mail", "Womens"]
     codes = arm_codes(pd.Series([2, 0, 1, 1]))
     assert codes[0] == 1 and sorted(codes) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("mapping", [
+    {"treatment": "arm", "outcome": "spent", "all_arms": True, "control_value": "none",
+     "outcome_kind": "continuous"},
+    {"treatment": "arm", "outcome": "bought", "treatment_value": "mail",
+     "control_value": "none"},
+    {"treatment": "arm", "outcome": "bought", "all_arms": True, "control_value": "none"},
+])
+def test_map_ab_frame_is_read_ab_csv_without_the_parse(mapping):
+    """read_ab_csv = read_frame + map_ab_frame: the same data and warnings (the reader's
+    first), and the parsed table is left as it was, so an app can map it again."""
+    from core.data import map_ab_frame
+    from core.data.csvio import read_frame
+
+    rng = np.random.default_rng(5)
+    arms = rng.choice(["none", "mail", "sms"], 300)
+    rows = "\n".join(f"{a};{'yes' if s > 0 else 'no'};{s:.2f};{x:.3f};"
+                     for a, s, x in zip(arms, rng.exponential(1, 300) * (rng.random(300) < .3),
+                                        rng.normal(size=300)))
+    content = ("sep=;\narm;bought;spent;age;empty\n" + rows + "\n").encode()
+    frame, warnings = read_frame(content)
+    before = frame.copy(deep=True)
+    mapped = map_ab_frame(frame, warnings=warnings, name="x.csv", **mapping)
+    read = read_ab_csv(content, name="x.csv", **mapping)
+    pd.testing.assert_frame_equal(frame, before)
+    assert mapped.warnings == read.warnings and warnings[0] in mapped.warnings[:1]
+    assert mapped.fingerprint() == read.fingerprint()
+    np.testing.assert_array_equal(mapped.t, read.t)
+    if read.multiarm is not None:
+        np.testing.assert_array_equal(mapped.multiarm.y, read.multiarm.y)

@@ -63,10 +63,13 @@ def load_benchmark(key: str, options: tuple) -> ABData:
     return datasets.load_dataset(key, **dict(options))
 
 
-@st.cache_data(show_spinner="Reading the CSV…", max_entries=8)
+@st.cache_data(show_spinner="Mapping the columns…", max_entries=8)
 def read_uploaded(content: bytes, name: str, mapping: tuple) -> ABData:
-    """Parse an uploaded CSV with a column mapping (hashable tuple of items)."""
-    return datasets.read_ab_csv(content, name=name, **dict(mapping))
+    """An uploaded CSV with a column mapping (hashable tuple of items): the table the mapping
+    step parsed (:func:`_upload_frame`) mapped by :func:`core.data.map_ab_frame` — the same
+    result as :func:`core.data.read_ab_csv` without parsing the file again."""
+    frame, warnings = _upload_frame(content)
+    return datasets.map_ab_frame(frame, warnings=warnings, name=name, **dict(mapping))
 
 
 @st.cache_data(show_spinner=False)
@@ -77,36 +80,37 @@ def sample_csv() -> bytes:
 
 @st.cache_resource(show_spinner="Reading the whole file (a large one takes a while)…",
                    max_entries=2)
-def _upload_frame(content: bytes):
-    """The upload parsed once (:func:`core.data.read_frame`) for the mapping step's checks
-    below — it was parsed once per check and again per column chosen (39 s each for 220 MB).
-    A resource, not a copy per call: never modified."""
-    frame, _ = datasets.read_frame(content)
-    return frame
+def _upload_frame(content: bytes) -> tuple:
+    """The upload parsed once (:func:`core.data.read_frame`): ``(frame, warnings)`` for the
+    mapping step's checks below and for *Use this CSV* — it was parsed once per check, again
+    per column chosen and again on use (39 s each for 220 MB). A resource, not a copy per
+    call: never modified."""
+    frame, warnings = datasets.read_frame(content)
+    return frame, tuple(warnings)
 
 
 def column_codes(content: bytes, column: str) -> list:
     """Distinct values of one column of an uploaded CSV (to offer the arms of a multi-arm
     test); :class:`~core.data.DataError` when there are too many for a treatment column."""
-    col = _upload_frame(content)[column]
+    col = _upload_frame(content)[0][column]
     datasets.check_arm_count(col, column)
     return datasets.arm_codes(col)
 
 
 def column_strays(content: bytes, column: str) -> list:
     """Stray markers among a treatment column's codes (:func:`core.data.stray_arm_codes`)."""
-    return datasets.stray_arm_codes(_upload_frame(content)[column])
+    return datasets.stray_arm_codes(_upload_frame(content)[0][column])
 
 
 def outcome_labels(content: bytes, column: str) -> list | None:
     """The two words of an outcome column that do not say which is a response
     (:func:`core.data.outcome_labels`), or None."""
-    return datasets.outcome_labels(_upload_frame(content)[column])
+    return datasets.outcome_labels(_upload_frame(content)[0][column])
 
 
 def outcome_kind(content: bytes, column: str) -> str:
     """``"binary"`` or ``"continuous"``: how the mapping step proposes to read a column."""
-    return datasets.guess_outcome_kind(_upload_frame(content)[column])
+    return datasets.guess_outcome_kind(_upload_frame(content)[0][column])
 
 
 def default_columns(columns: list) -> tuple[int, int]:

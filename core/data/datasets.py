@@ -45,7 +45,7 @@ from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
 __all__ = ["DATASETS", "OPTION_LABELS", "DatasetSpec", "load_criteo_head", "load_dataset",
-           "load_hillstrom", "load_information", "read_ab_csv"]
+           "load_hillstrom", "load_information", "map_ab_frame", "read_ab_csv"]
 
 
 def read_ab_csv(source: Any, *, treatment: str, outcome: str,
@@ -107,6 +107,45 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         rows in an arm, no features left.
     """
     frame, warnings = read_frame(source)
+    return map_ab_frame(frame, warnings=warnings, treatment=treatment, outcome=outcome,
+                        features=features, treatment_value=treatment_value,
+                        control_value=control_value,
+                        name=name or source_name(source) or "uploaded data",
+                        max_levels=max_levels, all_arms=all_arms, outcome_kind=outcome_kind,
+                        outcome_value=outcome_value)
+
+
+def map_ab_frame(frame: pd.DataFrame, *, treatment: str, outcome: str,
+                 warnings: Sequence[str] = (), features: Sequence[str] | None = None,
+                 treatment_value: Any = None, control_value: Any = None,
+                 name: str = "uploaded data", max_levels: int = MAX_CATEGORY_LEVELS,
+                 all_arms: bool = False, outcome_kind: str | None = None,
+                 outcome_value: Any = None) -> ABData:
+    """The mapping half of :func:`read_ab_csv`: a table already parsed by
+    :func:`core.data.csvio.read_frame` mapped to an A/B test.
+
+    An app parses an upload once for its mapping step (which columns, which arms) and maps
+    the same table when the user confirms, instead of parsing the file again.
+    ``read_ab_csv(source, **mapping)`` is ``map_ab_frame(*read_frame(source), **mapping)``
+    with ``warnings`` passed by keyword.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        What :func:`~core.data.csvio.read_frame` returned; not modified.
+    warnings : sequence of str
+        Its warnings about how the file was read; they lead the result's ``warnings``.
+    treatment, outcome, features, treatment_value, control_value, max_levels, all_arms, \
+outcome_kind, outcome_value
+        As in :func:`read_ab_csv`.
+    name : str
+        Display name.
+
+    Returns
+    -------
+    ABData
+    """
+    frame, warnings = frame.copy(deep=False), list(warnings)
     if all_arms or outcome_kind == "continuous":
         if treatment_value is not None:
             raise DataError("treatment_value= picks two arms; with all arms kept (or a "
@@ -114,17 +153,15 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         multi = frame_to_multiarm(
             frame, treatment=treatment, outcome=outcome, control_value=control_value,
             outcome_kind=outcome_kind, features=features, max_levels=max_levels,
-            name=name or source_name(source) or "uploaded data", warnings=warnings,
-            outcome_value=outcome_value)
+            name=name, warnings=warnings, outcome_value=outcome_value)
         data = multi.binary_view()
         data.source_columns = {"treatment": treatment, "outcome": outcome,
                                "control_value": control_value, "all_arms": True}
         return data
     return frame_to_abdata(
         frame, treatment=treatment, outcome=outcome, features=features,
-        treatment_value=treatment_value, control_value=control_value,
-        name=name or source_name(source) or "uploaded data", max_levels=max_levels,
-        warnings=warnings, outcome_value=outcome_value,
+        treatment_value=treatment_value, control_value=control_value, name=name,
+        max_levels=max_levels, warnings=warnings, outcome_value=outcome_value,
     )
 
 
