@@ -292,3 +292,33 @@ def test_an_interrupted_job_is_the_folder_it_was_found_in(tmp_path):
         assert [(j.job_id, j.state) for j in jobs] == [("0123abcd4567", "interrupted")]
         assert runner.dismiss("0123abcd4567")
     assert (outside / "keep.txt").is_file()
+
+
+def test_an_interrupted_task_is_listed_with_its_target(tmp_path):
+    """A per-arm run, ranking or label-ranking experiment that was running when its app died
+    is listed as interrupted too (it used to be removed without a word), with its target so
+    the page that starts that kind of task shows it; a queued one says so."""
+    from core.runs.tasks import TaskSpec
+
+    spec = TaskSpec.make("core.runs.multiarm_runs:run_task", {"model": "TwoModel", "seed": 3},
+                         label="Two-model · 100 trees")
+    unnamed = TaskSpec.make("core.runs.ltr_runs:run_task", {"seed": 1})
+    for name, task, progress in (("0a", spec, {"fraction": 0.4, "text": "Fitting"}),
+                                 ("0b", unnamed, None)):
+        folder = tmp_path / "_jobs" / name
+        folder.mkdir(parents=True)
+        (folder / "job.json").write_text(json.dumps({
+            "job_id": name, "kind": "task", "run_id": task.key(), "label": task.label,
+            "data_name": None, "submitted": float(len(name + str(progress))),
+            "config": task.to_dict()}))
+        if progress:
+            (folder / "progress.json").write_text(json.dumps(progress))
+    with JobRunner(store=tmp_path) as runner:
+        jobs = {j.job_id: j for j in runner.jobs()}
+        assert {k: (j.state, j.kind, j.target, j.run_id, j.label) for k, j in jobs.items()} == {
+            "0a": ("interrupted", "task", spec.target, spec.key(), "Two-model · 100 trees"),
+            "0b": ("interrupted", "task", unnamed.target, unnamed.key(), unnamed.target)}
+        assert jobs["0a"].message == ("The app was restarted while this job was running; "
+                                      "nothing was stored. Start it again to rerun it.")
+        assert "while this job was queued" in jobs["0b"].message
+        assert runner.dismiss("0a") and not (tmp_path / "_jobs" / "0a").exists()

@@ -25,8 +25,9 @@ Design
   its label) in its folder, and its app process holds the folder's ``owner.lock``; both go
   when the job ends.  A new runner finds the ``job.json`` whose lock nobody holds — jobs of
   an app process that died — and lists them as ``interrupted`` (the run was not stored:
-  train again), removes their folders with the half-written runs in them, and removes the
-  half-written runs any dead worker left in other job folders.  Folders whose locks a live
+  train again; tasks too, with their ``target``, so each page shows its own), removes
+  their folders with the half-written runs in them, and removes the half-written runs any
+  dead worker left in other job folders.  Folders whose locks a live
   process holds (another app process sharing the runs directory, or its worker) are never
   touched.
 * **The runs directory** must be writable: :meth:`JobRunner.submit` refuses at once
@@ -146,7 +147,8 @@ class JobStatus:
     fingerprint of the data the job works on (:meth:`ABData.fingerprint
     <core.data.abdata.ABData.fingerprint>`: a training job's config, a task's ``fingerprint``
     parameter), ``None`` for a task on no dataset; ``data_name`` names a training job's data
-    (``None`` for a task).
+    (``None`` for a task); ``target`` is a task's ``"module:function"`` (``None`` for a
+    training job), so a page can pick out its own kind of task.
     """
 
     job_id: str
@@ -174,6 +176,7 @@ class JobStatus:
     part_name: str = ""
     data_name: str | None = None
     cancelling: bool = False
+    target: str | None = None
 
     @property
     def is_final(self) -> bool:
@@ -756,7 +759,8 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         kind="task" if task else "train",
         progress=float(progress.get("fraction") or 0.0) if task else None,
         fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name,
-        data_name=snap["data_name"], cancelling=cancelling)
+        data_name=snap["data_name"], cancelling=cancelling,
+        target=snap["config"].target if task else None)
 
 
 def _save_inputs(job_dir: Path, inputs: dict) -> None:
@@ -847,26 +851,28 @@ def _reclaim(folder: Path) -> list[tuple[dict, dict]]:
 
 
 def _interrupted_job(record: dict, progress: dict, jobs_dir: Path) -> _Job | None:
-    """The ``interrupted`` job of a ``job.json`` (``None`` for a task or an unreadable
-    record: only training jobs are listed again)."""
+    """The ``interrupted`` job of a ``job.json``: a training job or a task (a per-arm run,
+    a ranking or label-ranking experiment), ``None`` for an unreadable record."""
     try:
-        if record.get("kind") != "train":
+        task = record.get("kind") == "task"
+        if record.get("kind") not in ("train", "task"):
             return None
-        config = RunConfig.from_dict(record["config"])
+        config = (TaskSpec.from_dict(record["config"]) if task
+                  else RunConfig.from_dict(record["config"]))
         job_id = str(record["job_id"])
-        label = str(record.get("label") or config.model)
+        label = str(record.get("label")
+                    or ((config.label or config.target) if task else config.model))
+        run_id = config.key() if task else config.run_id()
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if progress:
+    when = "running" if progress else "queued"
+    if progress and not task:
         n, split = int(progress.get("n_splits") or 1), int(progress.get("split") or 0)
-        where = f" (split {split} of {n})" if n > 1 and split else ""
-        when = f"running{where}"
-    else:
-        when = "queued"
-    message = (f"The app was restarted while this job was {when}; nothing was stored. "
-               "Press Train again to rerun it.")
+        when += f" (split {split} of {n})" if n > 1 and split else ""
+    again = "Start it again to rerun it." if task else "Press Train again to rerun it."
+    message = f"The app was restarted while this job was {when}; nothing was stored. {again}"
     submitted = float(record.get("submitted") or 0.0)
-    return _Job(job_id, config, config.run_id(), label, [], "interrupted", jobs_dir / job_id,
+    return _Job(job_id, config, run_id, label, [], "interrupted", jobs_dir / job_id,
                 submitted, started=progress.get("started"), finished=time.time(),
                 message=message, progress=progress, data_name=record.get("data_name"))
 
