@@ -2,12 +2,11 @@
 
 import streamlit as st
 
-from core.interleaving import METHODS, PRESETS, RANKERS, biased_methods
+from core.interleaving import METHODS, PRESETS, RANKERS
 from core.runs import simulations as sim
 from ui import common
 from ui import interleaving_view as view
 from ui.glossary import GLOSSARY
-from ui.interleaving_charts import false_judgment_figure
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
@@ -97,28 +96,5 @@ view.show_table(res.table1, "il_table1")
 
 view.show_bias(res)
 
-st.subheader("False judgments (Figure 1)", help=GLOSSARY["False judgment"])
-largest = int(res.bias["n_users"].max())
-biased = view.misses(res.bias, biased_methods(res.bias), largest)  # method -> share off
-if biased:
-    st.warning(view.biased_text(res.bias, biased, largest), icon=":material/warning:")
-if res.truth == 0:
-    st.warning("The two rankers have the same true effect: there is no wrong sign to judge.")
-t1, t2 = st.columns(2)
-target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target",
-                   help=GLOSSARY["False judgment"]) / 100
-if (paper := sim.paper_target(res.curve)) and t2.toggle(
-        f"Use AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})", key="il_paper_target",
-        help="The paper's reading: the target is AB-total's rate at the largest user count, "
-             "where AB-total just gets there ('AB-total needs ~30× the users of CBI-IPS')."):
-    target = paper[1]
-fig = false_judgment_figure(res.curve, target=target, biased=set(biased))
-st.caption("Share of simulated experiments that pick the worse ranker, ± 1.96 se. Dashed, "
-           f"'(biased)': the mean estimate differs from the true τA − τB at {largest:,} users "
-           "(the largest count simulated; t-test, Bonferroni-corrected over the methods).")
-st.plotly_chart(fig, width="stretch", key="il_curve_chart",
-                config=common.plot_config("uprank_interleaving_false_judgments"))
-st.subheader("Users needed", help=GLOSSARY["Interleaving"])
-need = view.show_users_needed(res.curve, target, biased)
-common.download_row(fig, res.curve, "uprank_interleaving_false_judgments", key="il_dl")
+need = view.show_false_judgments(res)
 view.download_tables(res, need)

@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import draw_job, newly_done, task_status
+from ui.jobs import job_panel, session_tasks
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -46,24 +46,11 @@ if st.button("Train", type="primary", key="rk_train", disabled=not models):
                 runner, source, model, data=view.uploaded_data(), preset=preset,
                 seed=int(seed), session=sid))
 
-st.session_state["rk_done"] = newly_done(
-    [j for j in (task_status(runner, i) for i in jobs) if j is not None], set())
 st.subheader("Jobs")
-
-
-@st.fragment(run_every=1.0)
-def job_panel():
-    shown = [j for j in (task_status(runner, i) for i in jobs) if j is not None]
-    if newly_done(shown, st.session_state.get("rk_done", set())):
-        st.rerun(scope="app")  # a run finished: refresh the runs table
-    if not shown:
-        st.caption("No jobs yet: pick models and press Train. Training runs in the "
-                   "background; you can leave the page.")
-    for job in reversed(shown):
-        draw_job(job, runner, sid, key=f"rk_cancel_{job.job_id}")
-
-
-job_panel()
+job_panel(runner, sid, lambda: session_tasks(runner, jobs), done_key="rk_done",
+          cancel_key="rk_cancel_", newest_first=True,
+          empty="No jobs yet: pick models and press Train. Training runs in the background; "
+                "you can leave the page.")
 
 st.subheader("Trained runs on this dataset")
 table = view.current_runs()

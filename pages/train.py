@@ -13,13 +13,13 @@ from core.runs.presets import (
     arm_balance_note,
     model_params,
     run_label,
-    run_table,
 )
 from core.runs.store import RunConfig
 from ui import common
 from ui.glossary import GLOSSARY
-from ui.jobs import draw_job, listed_jobs, newly_done
+from ui.jobs import job_panel, listed_jobs
 from ui.multiarm_view import train_section
+from ui.train_view import trained_runs
 
 BUDGET_HELP = ("Boosting rounds (trees) and learning rate of every LightGBM model; the forest "
                "grows 50 or 100 trees. Quick gives a first look in seconds; the paper's budget "
@@ -93,60 +93,12 @@ if st.button("Train", type="primary", key="train_go", disabled=not chosen):
             runner.submit(config, data=None if source else data, session=sid,
                           label=run_label(config), data_name=data.name)
 
-# The done jobs the runs table below includes; the panel reruns the page when one more is done.
-listed = listed_jobs(runner, sid, is_open=common.session_is_open)[0]
-st.session_state["train_done"] = newly_done(listed, set())
 head, toggle = st.columns([3, 2], vertical_alignment="bottom")
 head.subheader("Jobs")
 common.remember("train_all_jobs", False)
 show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
+job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open),
+          done_key="train_done", cancel_key="cancel_", fingerprint=fingerprint,
+          show_all=show_all, empty="No jobs on this dataset yet: pick models and press Train.")
 
-
-@st.fragment(run_every=1.0)
-def job_panel():
-    jobs, mine = listed_jobs(runner, sid, is_open=common.session_is_open)
-    if newly_done(jobs, st.session_state.get("train_done", set())):
-        st.rerun(scope="app")  # a run finished: refresh "Trained runs"
-    shown = jobs if show_all else [job for job in jobs if job.fingerprint == fingerprint]
-    hidden = len(jobs) - len(shown)
-    if not shown:
-        st.caption("No jobs on this dataset yet: pick models and press Train.")
-    if hidden:
-        st.caption(f"{hidden:,} job{'s' * (hidden > 1)} on other datasets "
-                   f"{'are' if hidden > 1 else 'is'} hidden: switch on *Show jobs of all "
-                   "datasets* to see them.")
-    for job in shown:
-        if job.fingerprint != fingerprint:  # shown with all datasets: say it is not this one
-            st.caption(":material/swap_horiz: On another dataset than the current one: "
-                       f"**{job.data_name or 'not named'}**")
-        if job.job_id not in mine:
-            st.caption(":material/tab: Started in another tab or before a reload; Cancel "
-                       "stops it for every tab.")
-        draw_job(job, runner, sid if job.job_id in mine else None, key=f"cancel_{job.job_id}")
-
-
-job_panel()
-
-st.subheader("Trained runs on this dataset")
-runs, damaged = runner.store.scan(fingerprint=fingerprint)
-if damaged:
-    st.warning(f"{len(damaged)} stored run{'s' * (len(damaged) > 1)} cannot be read and "
-               f"{'are' if len(damaged) > 1 else 'is'} not listed (files changed or deleted "
-               "outside the app): " + "; ".join(f"`{rid}`: {why}" for rid, why in damaged)
-               + ". Training the same settings again replaces a damaged run.",
-               icon=":material/broken_image:")
-    if st.button("Delete the damaged run" + "s" * (len(damaged) > 1), key="train_drop_broken"):
-        for rid, _ in damaged:
-            runner.store.delete(rid)
-        st.rerun()
-if runs:
-    st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs")
-    st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "
-               "higher is better), mean over the run's test splits. Every definition and the "
-               "baselines are on the Compare page.")
-    st.page_link("pages/compare.py", label="Compare these runs", icon=":material/compare:")
-else:
-    st.caption("None yet. Runs are stored on disk and survive reloads and restarts."
-               + (" Per-arm runs (the first panel) are not listed here: they are on the "
-                  "Compare page, section *Several arms*." if data.multiarm is not None
-                  else ""))
+trained_runs(runner, data, fingerprint)

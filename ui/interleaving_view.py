@@ -18,19 +18,20 @@ from pandas.io.formats.style import Styler
 
 from core.constants import DASH
 from core.data.abdata import ABData
-from core.interleaving import users_needed
+from core.interleaving import biased_methods, users_needed
 from core.runs.export import safe_csv_bytes
 from core.runs.simulations import (
     TABLE2_USERS,
     SimConfig,
     SimResult,
     load_simulation,
+    paper_target,
     submit_simulation,
 )
 from core.runs.store import RunStore
 from ui import common
 from ui.glossary import GLOSSARY
-from ui.interleaving_charts import BIASED_SUFFIX, bias_figure
+from ui.interleaving_charts import BIASED_SUFFIX, bias_figure, false_judgment_figure
 from ui.jobs import show_task
 
 NA = DASH
@@ -244,6 +245,48 @@ def show_users_needed(curve: pd.DataFrame, target: float,
     labels = {"ratio": (f"× {ref}", f"Users needed ÷ users {ref} needs. "
                         + GLOSSARY["CBI-IPS"])} if ref else {}
     show_table(need_table(need, biased, least=least, most=most), "il_need", labels)
+    return need
+
+
+def show_false_judgments(res: SimResult) -> pd.DataFrame:
+    """Figure 1 and the users needed: the biased methods' warning, the target rate (chosen, or
+    AB-total's rate at the largest user count as the paper reads it), the false-judgment
+    chart with its downloads, and :func:`show_users_needed` at that target.
+
+    Parameters
+    ----------
+    res : SimResult
+        A finished simulation.
+
+    Returns
+    -------
+    DataFrame
+        ``core.interleaving.users_needed`` of ``res.curve`` at the target rate.
+    """
+    st.subheader("False judgments (Figure 1)", help=GLOSSARY["False judgment"])
+    largest = int(res.bias["n_users"].max())
+    biased = misses(res.bias, biased_methods(res.bias), largest)  # method -> share off
+    if biased:
+        st.warning(biased_text(res.bias, biased, largest), icon=":material/warning:")
+    if res.truth == 0:
+        st.warning("The two rankers have the same true effect: there is no wrong sign to judge.")
+    t1, t2 = st.columns(2)
+    target = t1.slider("Target false-judgment rate", 1, 25, 5, format="%d%%", key="il_target",
+                       help=GLOSSARY["False judgment"]) / 100
+    if (paper := paper_target(res.curve)) and t2.toggle(
+            f"Use AB-total's rate at {paper[0]:,} users ({paper[1]:.1%})", key="il_paper_target",
+            help="The paper's reading: the target is AB-total's rate at the largest user count, "
+                 "where AB-total just gets there ('AB-total needs ~30× the users of CBI-IPS')."):
+        target = paper[1]
+    fig = false_judgment_figure(res.curve, target=target, biased=set(biased))
+    st.caption("Share of simulated experiments that pick the worse ranker, ± 1.96 se. Dashed, "
+               f"'(biased)': the mean estimate differs from the true τA − τB at {largest:,} users "
+               "(the largest count simulated; t-test, Bonferroni-corrected over the methods).")
+    st.plotly_chart(fig, width="stretch", key="il_curve_chart",
+                    config=common.plot_config("uprank_interleaving_false_judgments"))
+    st.subheader("Users needed", help=GLOSSARY["Interleaving"])
+    need = show_users_needed(res.curve, target, biased)
+    common.download_row(fig, res.curve, "uprank_interleaving_false_judgments", key="il_dl")
     return need
 
 

@@ -77,6 +77,94 @@ def listed_jobs(runner: JobRunner, session: str, *,
     return out, mine
 
 
+def session_tasks(runner: JobRunner, job_ids: list[str]) -> tuple[list[JobStatus], set[str]]:
+    """The jobs ``job_ids`` that the runner still knows, all of them this session's own.
+
+    Parameters
+    ----------
+    runner : JobRunner
+        The app's job runner.
+    job_ids : list of str
+        Ids of the jobs this session submitted, oldest first.
+
+    Returns
+    -------
+    jobs : list of JobStatus
+        Their statuses, in the order of ``job_ids`` (jobs the runner forgot are left out).
+    mine : set of str
+        The ids of ``jobs``: every one is this session's.
+    """
+    jobs = [job for job in (task_status(runner, i) for i in job_ids) if job is not None]
+    return jobs, {job.job_id for job in jobs}
+
+
+def job_panel(runner: JobRunner, session: str,
+              collect: Callable[[], tuple[list[JobStatus], set[str]]], *, done_key: str,
+              cancel_key: str, empty: str, fingerprint: str | None = None,
+              show_all: bool = True, newest_first: bool = False) -> None:
+    """A page's job list, redrawn every second; reruns the whole page when a job is done.
+
+    Parameters
+    ----------
+    runner : JobRunner
+        The app's job runner.
+    session : str
+        This browser session's id: Cancel on one of its own jobs only detaches it
+        (:func:`draw_job`); on any other listed job it stops it for every tab.
+    collect : callable
+        ``collect() -> (jobs, ids of session's own)``, the jobs to list, e.g. a call of
+        :func:`listed_jobs` or :func:`session_tasks`.
+    done_key : str
+        Session-state key of the done jobs the page's runs table includes.
+    cancel_key : str
+        Start of each job's Cancel (or Dismiss) button key; the job id follows.
+    empty : str
+        The caption shown when no job is listed.
+    fingerprint : str, optional
+        The current dataset's fingerprint: jobs on another dataset are hidden (with a count
+        of them) unless ``show_all``, and marked when shown.  ``None``: no dataset filter.
+    show_all : bool, default True
+        List the jobs of every dataset (only with ``fingerprint``).
+    newest_first : bool, default False
+        List the jobs in the reverse of ``collect``'s order.
+    """
+    # The done jobs the page's runs table (drawn below the panel) includes; the panel reruns
+    # the page when one more is done.
+    st.session_state[done_key] = newly_done(collect()[0], set())
+    _job_list(runner, session, collect, done_key, cancel_key, empty, fingerprint, show_all,
+              newest_first)
+
+
+@st.fragment(run_every=1.0)
+def _job_list(runner: JobRunner, session: str,
+              collect: Callable[[], tuple[list[JobStatus], set[str]]], done_key: str,
+              cancel_key: str, empty: str, fingerprint: str | None, show_all: bool,
+              newest_first: bool) -> None:
+    """The body of :func:`job_panel` (same parameters), the part redrawn every second."""
+    jobs, mine = collect()
+    if newly_done(jobs, st.session_state.get(done_key, set())):
+        st.rerun(scope="app")  # a run finished: refresh the page's runs table
+    shown = jobs if show_all or fingerprint is None else [
+        job for job in jobs if job.fingerprint == fingerprint]
+    hidden = len(jobs) - len(shown)
+    if not shown:
+        st.caption(empty)
+    if hidden:
+        st.caption(f"{hidden:,} job{'s' * (hidden > 1)} on other datasets "
+                   f"{'are' if hidden > 1 else 'is'} hidden: switch on *Show jobs of all "
+                   "datasets* to see them.")
+    for job in reversed(shown) if newest_first else shown:
+        # shown with all datasets: say it is not this one
+        if fingerprint is not None and job.fingerprint != fingerprint:
+            st.caption(":material/swap_horiz: On another dataset than the current one: "
+                       f"**{job.data_name or 'not named'}**")
+        if job.job_id not in mine:
+            st.caption(":material/tab: Started in another tab or before a reload; Cancel "
+                       "stops it for every tab.")
+        draw_job(job, runner, session if job.job_id in mine else None,
+                 key=f"{cancel_key}{job.job_id}")
+
+
 def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str,
              container=None, title: bool = True) -> None:
     """A bordered box: title and state, progress bar and Cancel while it runs, how it ended.

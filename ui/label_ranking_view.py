@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from core.label_ranking import data as lrdata
 from core.label_ranking.baselines import borda_consensus
@@ -45,6 +46,76 @@ def show_job(job_id: str):
     root = str(common.runner().store.root)
     return show_task(common.runner(), job_id, common.session_id(), key="lr_cancel",
                      what="Experiment", load=lambda key: result(root, key))
+
+
+def upload_section() -> tuple[lrdata.LabelRankingData | None, UploadedFile | None]:
+    """The "Upload a CSV" source: the file, its column options, and the data read from it.
+
+    The last file read stays in use when the uploader has none (after a switch of source) or
+    holds one that cannot be read; a caption then names it.
+
+    Returns
+    -------
+    data : LabelRankingData or None
+        The rankings read from the file (or from the earlier upload); ``None`` before any.
+    upload : UploadedFile or None
+        The uploader's current file.
+    """
+    data = None
+    st.caption("A CSV of numeric features plus either one ranking column "
+               "(e.g. `sports>news>autos`, most preferred first) or one position column "
+               "per label named `pos_<label>` (1 = most preferred, 0 or blank = not "
+               "ranked). Rankings use `>` between labels. With the ranking column left "
+               "empty, a column named `ranking` is used, else the `pos_` columns.")
+    upload = st.file_uploader("Label-ranking CSV", type=["csv", "txt"], key="lr_upload")
+    u1, u2 = st.columns(2)
+    ranking_col = u1.text_input("Ranking column (empty: 'ranking', else the pos_ columns)",
+                                "", key="lr_rank_col")
+    group_col = u2.text_input("Group column (optional, e.g. age × gender)", "",
+                              key="lr_group_col")
+    options = (("ranking_column", ranking_col.strip() or None),
+               ("group_column", group_col.strip() or None))
+    if upload is not None:
+        with common.guard("Reading the CSV"):
+            data = uploaded(upload.getvalue(), options)
+            st.session_state["lr_kept"] = (upload.name, upload.getvalue())
+    # the last file read stays in use: after a source switch (the uploader forgets its
+    # file) or a file that cannot be read, nothing is lost
+    kept = st.session_state.get("lr_kept")
+    if data is None and kept is not None and (upload is None
+                                              or upload.getvalue() != kept[1]):
+        st.caption(f":material/history: {'Still using' if upload else 'Using'} the earlier "
+                   f"upload **{kept[0]}** (upload another file to replace it).")
+        data = uploaded(kept[1], options)
+    return data, upload
+
+
+def show_data(data: lrdata.LabelRankingData) -> None:
+    """The data's description and warnings, its size, Figure 1 and (with groups) Figure 2.
+
+    Parameters
+    ----------
+    data : LabelRankingData
+        The rankings in use: ``Y`` (users × labels, rank positions, 0 = not ranked), ``X``
+        (features), ``labels``, optional ``groups``.
+    """
+    n, L = data.Y.shape
+    st.caption(data.description)
+    for warning in data.warnings:
+        st.info(warning, icon=":material/info:")
+    m = st.columns(4)
+    m[0].metric("Users (rows)", f"{n:,}")
+    m[1].metric("Labels", f"{L:,}")
+    m[2].metric("Features", f"{data.X.shape[1]:,}")
+    m[3].metric("Ranked per user", f"{(data.Y > 0).sum(axis=1).mean():.1f}",
+                help="Labels (categories) a user ranks, on average; the others are unranked.")
+    f1, f2 = st.columns(2)
+    f1.plotly_chart(frequency_figure(data), width="stretch", key="lr_freq")
+    f2.plotly_chart(length_figure(data), width="stretch", key="lr_len")
+    consensus = consensus_table(data)
+    if consensus is not None:
+        with st.expander("Consensus ranking of each group (paper Figure 2)"):
+            st.dataframe(consensus, width="stretch", key="lr_consensus")
 
 
 def _short(name: str, width: int = 18) -> str:
