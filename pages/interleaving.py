@@ -7,6 +7,7 @@ from core.runs import simulations as sim
 from ui import common
 from ui import interleaving_view as view
 from ui.glossary import GLOSSARY
+from ui.jobs import interrupted_tasks
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
@@ -70,6 +71,7 @@ with common.guard("Checking the settings"):
         st.info(f"The world has {spec.max_users(data):,} users: user count{'s' * many} "
                 f"{', '.join(f'{c:,}' for c in dropped)} {'are' if many else 'is'} left out.")
 
+interrupted_tasks(common.runner(), sim.TASK, key="il_dismiss_")  # lost in a restart
 job = st.session_state.get("il_job")  # (job id, its config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
     with common.guard("Starting the simulation"):

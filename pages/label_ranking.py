@@ -7,6 +7,7 @@ from core.runs import label_runs
 from ui import common
 from ui import label_ranking_view as view
 from ui.glossary import GLOSSARY
+from ui.jobs import interrupted_tasks
 
 common.keep_dataset_in_url()
 st.title("Label ranking: which ad categories for whom")
@@ -79,6 +80,7 @@ elif methods:
         methods=tuple(methods), n_folds=int(folds), seed=int(seed),
         **({} if tuned else view.FIXED_PARAMETERS),
         data_digest="" if source != "upload" else data.fingerprint())
+interrupted_tasks(common.runner(), label_runs.TASK, key="lr_dismiss_")  # lost in a restart
 job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
 if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
     with common.guard("Starting the experiment"):

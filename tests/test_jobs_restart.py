@@ -322,3 +322,33 @@ def test_an_interrupted_task_is_listed_with_its_target(tmp_path):
                                       "nothing was stored. Start it again to rerun it.")
         assert "while this job was queued" in jobs["0b"].message
         assert runner.dismiss("0a") and not (tmp_path / "_jobs" / "0a").exists()
+
+
+def test_each_page_names_its_own_tasks_that_a_restart_interrupted():
+    """Per-arm runs (Train), ranking runs, label-ranking experiments and simulations lost in
+    a restart are named on the page that starts them, each once, with a Dismiss button."""
+    from core.runs import label_runs, ltr_runs, multiarm_runs, simulations
+    from core.runs.tasks import TaskSpec
+
+    root = Path(os.environ["UPRANK_RUNS_DIR"])  # the app's runs directory in this test
+    pages = {"pages/train.py": (multiarm_runs.TASK, "ma_dismiss_"),
+             "pages/ranking_runs.py": (ltr_runs.TASK, "rk_dismiss_"),
+             "pages/label_ranking.py": (label_runs.TASK, "lr_dismiss_"),
+             "pages/interleaving.py": (simulations.TASK, "il_dismiss_")}
+    for i, (target, _) in enumerate(pages.values()):
+        task = TaskSpec.make(target, {"i": i}, label=f"Lost task {i}")
+        folder = root / "_jobs" / f"job{i}"
+        folder.mkdir(parents=True)
+        (folder / "job.json").write_text(json.dumps({
+            "job_id": folder.name, "kind": "task", "run_id": task.key(), "label": task.label,
+            "data_name": None, "submitted": float(i), "config": task.to_dict()}))
+    at = assert_clean(AppTest.from_file(APP_FILE, default_timeout=120).run())
+    for i, (page, (_, key)) in enumerate(pages.items()):
+        assert_clean(at.switch_page(page).run(), page)
+        titles = [m.value for m in at.markdown if "— interrupted" in str(m.value)]
+        assert titles == [f"**Lost task {i}** — interrupted"], page
+        assert ("The app was restarted while this job was queued; nothing was stored. Start "
+                "it again to rerun it.") in [w.value for w in at.warning]
+        assert_clean(at.button(key=f"{key}job{i}").click().run(), page)  # Dismiss
+        assert not [m for m in at.markdown if "— interrupted" in str(m.value)], page
+    assert not list((root / "_jobs").glob("job*"))

@@ -216,6 +216,16 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
         return None
 
 
+def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
+    """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
+    TASK`) that a restart of the app interrupted, each with its notice and a Dismiss button
+    (:func:`draw_job`): the page that starts that kind of task says it was lost.  ``key``
+    starts each button's key; the job id follows."""
+    for job in runner.jobs():
+        if job.state == "interrupted" and job.target == target:
+            draw_job(job, runner, None, key=f"{key}{job.job_id}")
+
+
 @st.fragment(run_every=0.5)
 def watch_task(runner: JobRunner, job_id: str, session: str, key: str) -> None:
     """Progress of a running task, redrawn every half second; reruns the page when it ends."""
