@@ -406,6 +406,37 @@ def test_a_run_with_damaged_score_files_is_left_out_named_and_can_be_deleted(tmp
     assert labels[good.run_id] in table.index and labels[bad.run_id] not in table.index
     assert_clean(at.button(key="cmp_drop_broken").click().run())
     assert [r.run_id for r in store.list()] == [good.run_id]
+    # deleted from the page itself: not reported as deleted elsewhere
+    assert not [w for w in at.warning if "was deleted" in str(w.value)]
+
+
+def test_a_run_deleted_after_the_page_was_drawn_is_named_when_its_download_is_clicked(
+        tmp_path, monkeypatch):
+    """The scores and model file of the decile chart's run are read from its folder only when
+    their button is clicked.  When another tab deleted the run meanwhile the file cannot be
+    made: the click reruns the page (the browser sends no rerun for ``on_click="ignore"``),
+    and that rerun names the run instead of dropping it from the pick without a word."""
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    store, runs = _stored_runs(at.session_state["data"], tmp_path, ["TwoModel", "FlippedLabel"])
+    for run in runs:
+        (run.path / "model_0.json").write_text("{}")  # a model file to download
+    assert_clean(at.switch_page("pages/compare.py").run())
+    labels = display_labels(runs)
+    for key in ("cmp_dl_scores", "cmp_dl_model"):
+        assert not at.download_button(key=key).proto.ignore_rerun, key
+    which = at.selectbox(key="cmp_decile_run").value  # the run whose files are offered
+    other = next(r.run_id for r in runs if r.run_id != which)
+    assert store.delete(which)  # in another tab
+    assert_clean(at.download_button(key="cmp_dl_scores").click().run())
+    (warning,) = [str(w.value) for w in at.warning if "was deleted" in str(w.value)]
+    assert warning.startswith(f"**{labels[which]}** was deleted after this page was drawn")
+    assert "Pick the runs again" in warning
+    assert at.multiselect(key="cmp_runs").value == [other]
+    assert at.selectbox(key="cmp_decile_run").value == other
+    # said once: the next rerun compares the runs left, without the warning
+    assert_clean(at.run())
+    assert not [w for w in at.warning if "was deleted" in str(w.value)]
 
 
 def test_damaged_runs_are_named_on_the_train_page_and_can_be_deleted(tmp_path, monkeypatch):

@@ -1,20 +1,83 @@
-"""Cached computations of the Compare page: every number over all test splits of the chosen
-runs (:mod:`core.evaluation.across_splits`).  Keys are the run ids and settings; the split
-arrays are passed unhashed (``_splits``) because the run ids already identify them."""
+"""The Compare page's cached computations and its sections.
+
+Every number is over all test splits of the chosen runs (:mod:`core.evaluation.across_splits`).
+Keys are the run ids and settings; the split arrays are passed unhashed (``_splits``) because
+the run ids already identify them.
+
+The sections (:func:`deleted_runs_warning`, :func:`pick_runs` … :func:`export_section`) draw
+the page in its order; ``pages/compare.py`` calls them one after the other.  Their arguments
+of the same name mean the same:
+
+data : ABData
+    The dataset.
+runs : Mapping of str to Run
+    The two-arm runs stored on the dataset, by run id.
+chosen : list of str
+    The picked run ids whose files can be read, in the picker's order (:func:`pick_runs`).
+ids : tuple of str
+    ``chosen`` as a tuple: with the settings, the key of every cached computation (the ids
+    identify ``splits``).
+selected : sequence of Run
+    The picked runs, in the order of ``ids``.
+splits : list of TestSplit
+    Their shared test splits (:func:`core.runs.views.test_splits`).
+labels : Mapping of str to str
+    Each run's display name, by id (:func:`core.runs.views.display_labels`).
+names : sequence of str
+    The display names of ``ids``, in their order.
+colors : Mapping of str to str
+    Each run's colour, by display name.
+definition : str
+    The curve definition, a key of :data:`core.evaluation.curves.DEFINITIONS`.
+cutoff : float
+    The page's cut-off: the share of the rows targeted, in (0, 1].
+"""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
 
+from core.constants import CUTOFFS
 from core.evaluation import across_splits as over
 from core.evaluation import compare
+from core.evaluation.across_splits import pooling_note
+from core.evaluation.curves import DEFINITIONS
 from core.evaluation.targeting import treatment_balance_along_ranking
-from core.runs.views import split_curves
-from ui import charts
+from core.runs.export import safe_csv_bytes
+from core.runs.report import RANGES_NOTE
+from core.runs.views import (
+    auuc_csv,
+    auuc_display,
+    bands_frame,
+    best_run,
+    constant_rankers,
+    default_runs,
+    depth_display,
+    least_decimals,
+    mixed_splits_note,
+    paired_display,
+    ranks_display,
+    scores_frame,
+    split_curves,
+    test_splits,
+    unreadable_runs,
+)
+from ui import charts, common
+from ui.charts import short_names
+from ui.glossary import GLOSSARY, PNDCG_NOTE
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    from core.data import ABData
+    from core.runs.store import Run
 
 # The figures of the Compare page, kept per input (a plotly figure costs 20–50 ms to build
 # and validate; a rerun after a widget change that does not touch a chart reuses it).
@@ -269,11 +332,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
 
     from core.constants import auuc_column
     from core.data import hygiene
-    from core.evaluation.across_splits import pooling_note
     from core.evaluation.curve_tables import RANDOM
-    from core.evaluation.curves import DEFINITIONS
     from core.runs.report import comparison_report, config_table, takeaway
-    from core.runs.views import auuc_display, depth_display, least_decimals
     from ui.charts import decile_figure
 
     def build() -> bytes:
@@ -323,3 +383,420 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         return html.encode("utf-8")
 
     return build
+
+
+# --------------------------------------------------------------------------- the page's sections
+#: the runs picked when the page was last drawn, by id, with their names (a plain session key)
+_SHOWN = "cmp_shown_runs"
+
+
+def deleted_runs_warning(runs: Mapping[str, Run]) -> None:
+    """Name the runs picked when the page was last drawn that are stored no more.
+
+    A run deleted in another tab or outside the app after the page was drawn drops out of
+    ``runs`` and the picker silently; its downloads read its files only when clicked, so they
+    can no longer be made.  The scores and model buttons rerun the page on a click
+    (:func:`export_section`), so that rerun says which run is gone.  Only the picker's state
+    of the page's previous run (``cmp_runs``, dropped by a run of another page) is read: a
+    run deleted on another page of this session is not reported, nor one deleted from here
+    (the button of :func:`pick_runs` deletes only runs never recorded as shown).
+
+    Parameters
+    ----------
+    runs
+        As in every section (module docstring): the runs stored now, on this rerun.
+    """
+    shown = st.session_state.get(_SHOWN, {})
+    gone = [rid for rid in st.session_state.get("cmp_runs") or ()
+            if rid in shown and rid not in runs]
+    if gone:
+        one = len(gone) == 1
+        st.warning("; ".join(f"**{shown[rid]}**" for rid in gone)
+                   + f" {'was' if one else 'were'} deleted after this page was drawn (in "
+                   "another tab or outside the app): " + ("its" if one else "their")
+                   + " scores and model file cannot be downloaded, and the comparison below "
+                   "leaves " + ("it" if one else "them") + " out. Pick the runs again.",
+                   icon=":material/delete:")
+
+
+def pick_runs(runs: Mapping[str, Run], labels: Mapping[str, str], fingerprint: str
+              ) -> list[str]:
+    """Draw the run picker; name the picked runs whose files cannot be read, with a button
+    deleting them.
+
+    Parameters
+    ----------
+    runs, labels
+        As in every section (module docstring).
+    fingerprint : str
+        The dataset's fingerprint: each dataset keeps its own pick across pages.
+
+    Returns
+    -------
+    list of str
+        The ids of the picked runs whose files can be read, in the picker's order.
+    """
+    # Run names are long: the run picker takes a row and the reference run sits with the paired
+    # tests (side by side in thirds, a laptop-wide page cut the second run and the names off).
+    common.remember("cmp_runs", default_runs(list(runs.values())),
+                    shared=f"{common.SHARED_RUNS}_{fingerprint}", options=list(runs))
+    chosen = st.multiselect("Runs", list(runs), key="cmp_runs", format_func=labels.get)
+    if broken := unreadable_runs([runs[rid] for rid in chosen]):
+        st.warning("Left out of the comparison — the files of "
+                   + "; ".join(f"**{labels[rid]}** ({why})" for rid, why in broken.items())
+                   + " cannot be read (changed or deleted outside the app). Delete "
+                   + ("it" if len(broken) == 1 else "them") + " and train again.",
+                   icon=":material/broken_image:")
+        if st.button("Delete the damaged run" + "s" * (len(broken) > 1), key="cmp_drop_broken"):
+            for rid in broken:
+                common.runner().store.delete(rid)
+            st.rerun()
+        chosen = [rid for rid in chosen if rid not in broken]
+    st.session_state[_SHOWN] = {rid: labels[rid] for rid in chosen}  # deleted_runs_warning
+    return chosen
+
+
+def settings() -> tuple[str, float, str]:
+    """Draw the curve definition, the cut-off and the band over splits (the first two kept
+    across the pages that show them).
+
+    Returns
+    -------
+    definition : str
+        A key of :data:`core.evaluation.curves.DEFINITIONS`.
+    cutoff : float
+        The share of the rows targeted, in (0, 1].
+    band_kind : {"minmax", "95"}
+        The band over the splits: min/max (as in the paper) or a 95 % interval.
+    """
+    common.remember("cmp_def", "uplift_sep_rel", shared=common.SHARED_DEFINITION,
+                    options=list(DEFINITIONS))
+    definition = st.selectbox("Curve definition", list(DEFINITIONS), key="cmp_def",
+                              format_func=lambda d: DEFINITIONS[d].label,
+                              help=GLOSSARY["Definition"])
+    c1, c2 = st.columns(2)
+    common.remember("cmp_cutoff", 30, shared=common.SHARED_CUTOFF)
+    cutoff = c1.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
+                       help=GLOSSARY["Cut-off"]) / 100
+    band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
+                         format_func={"minmax": "min/max (paper)", "95": "95 %"}.get,
+                         help=GLOSSARY["Repeated splits"])
+    return definition, cutoff, band_kind
+
+
+def curves_section(ids: tuple, selected: Sequence[Run], splits, names: Sequence[str], *,
+                   definition: str, cutoff: float, band_kind: str, colors: Mapping[str, str]
+                   ) -> tuple[go.Figure, dict]:
+    """Draw the test-set curves with their band over the splits, and what the chart cannot
+    say: a ranker giving every row one score, runs on different splits, a single split.
+
+    Parameters
+    ----------
+    ids, selected, splits, names, definition, cutoff, colors
+        As in every section (module docstring).
+    band_kind : {"minmax", "95"}
+        The band over the splits.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        The chart (cached: not to be modified).
+    bands : dict
+        Each run's band ``(x, low, mid, high)`` by name, for the CSV export.
+    """
+    band_list = bands(ids, selected, definition, band_kind)
+    shown = dict(zip(names, band_list))
+    fig = band_figure(shown, definition=definition, cutoff=cutoff, colors=colors,
+                      random_end=random_end(ids, splits, definition))
+    st.plotly_chart(fig, width="stretch", config=common.plot_config("uprank_compare"),
+                    key="cmp_fig")
+    if flat := constant_rankers(splits):
+        st.warning(f"{', '.join(flat)}: every test row gets the same score, so the model "
+                   "ranks no one ahead of anyone — its curve is random targeting's. Check the "
+                   "data (an outcome copied from the treatment, a constant feature set).",
+                   icon=":material/horizontal_rule:")
+    if (note := mixed_splits_note(selected)) is not None:
+        st.info(note, icon=":material/call_split:")
+    elif len(splits) == 1:
+        st.caption("One split: the runs were trained on one 70/30 split, so there is no band.")
+    return fig, shown
+
+
+class AuucTables(NamedTuple):
+    """What :func:`auuc_section` computed, for the sections after it and the report."""
+
+    summary: pd.DataFrame  #: AUUC at every cut-off over the splits, baselines included
+    per_split: pd.DataFrame  #: the AUUCs of each split, for the CSV export
+    cuts: tuple  #: the cut-offs of the table (the usual ones and the page's)
+    boot: pd.DataFrame | None  #: the bootstrap intervals, when the toggle is on
+    paired: pd.DataFrame | None  #: the paired tests against the reference, likewise
+    reference: str  #: the reference run's id
+    n_boot: int  #: the page's replicates when it bootstrapped, else the report's
+
+
+def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str, str], *,
+                 definition: str, cutoff: float) -> AuucTables:
+    """Draw the AUUC table over the splits, with the bootstrap toggle (reference run and
+    replicates when on), its caption and what it says against random targeting.
+
+    Parameters
+    ----------
+    ids, splits, chosen, labels, definition, cutoff
+        As in every section (module docstring); ``cutoff`` joins the table's cut-offs.
+
+    Returns
+    -------
+    AuucTables
+        The tables, the reference run and the replicates, for the paired tests and the
+        report.
+    """
+    st.subheader("AUUC on the test rows", help=GLOSSARY["AUUC"])
+    cuts = tuple(sorted(set(CUTOFFS) | {cutoff}))
+    summary, per_split = auuc(ids, splits, definition, cuts)
+    boot_on = st.toggle("Bootstrap 95 % intervals and paired tests", key="cmp_boot",
+                        help=GLOSSARY["Bootstrap"])
+    if st.session_state.get("cmp_ref_kept") not in chosen:
+        st.session_state["cmp_ref_kept"] = chosen[0]  # preselect: never "Choose an option"
+    reference = st.session_state["cmp_ref_kept"]
+    boot = paired = None
+    n_boot = 500  # the report's replicates when the page did not bootstrap
+    if boot_on:
+        st.session_state.setdefault("cmp_ref", reference)
+        if st.session_state["cmp_ref"] not in chosen:
+            st.session_state["cmp_ref"] = reference
+        reference = st.selectbox("Reference run (paired tests)", chosen, key="cmp_ref",
+                                 format_func=labels.get)
+        st.session_state["cmp_ref_kept"] = reference  # kept while the bootstrap is off
+        n_boot = st.select_slider("Replicates per split", [200, 500, 1000, 2000], 500,
+                                  key="cmp_nboot")
+        boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
+    least = least_decimals(definition)  # shares of an arm, or counts of responders
+    st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
+    unit = ("a share of each arm (0.01 = one percentage point of extra response)"
+            if DEFINITIONS[definition].units == "relative" else "extra responders (a count)")
+    st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
+               f"height there times x), in {unit}; "
+               "higher is better. " + pooling_note(len(splits), bootstrap=boot_on)
+               + " Random targeting and Perfect (oracle) are the baselines.")
+    if (against := random_warning(summary, boot, [labels[r] for r in chosen],
+                                  cutoff)) is not None:
+        kind, text = against
+        if kind == "warning":
+            st.warning(text, icon=":material/shuffle:")
+        else:
+            st.caption(text)
+    return AuucTables(summary, per_split, cuts, boot, paired, reference, n_boot)
+
+
+def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition: str,
+                   cutoff: float) -> None:
+    """Draw the paired tests against the reference run at ``cutoff`` (when the bootstrap
+    ran).
+
+    Parameters
+    ----------
+    tables : AuucTables
+        What :func:`auuc_section` computed.
+    labels, definition, cutoff
+        As in every section (module docstring).
+    """
+    if tables.paired is not None:
+        st.markdown(f"**Against the reference** ({labels[tables.reference]}) at {cutoff:.0%}")
+        st.dataframe(paired_display(tables.paired, cutoff=cutoff, n_boot=tables.n_boot,
+                                    least=least_decimals(definition)),
+                     width="stretch", key="cmp_paired")
+
+
+def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
+                  ) -> pd.DataFrame:
+    """Draw each run's AUUC and rank at ``cutoff`` under every curve definition, and say
+    whether the winner changes with the definition.
+
+    Parameters
+    ----------
+    ids, splits, names, cutoff
+        As in every section (module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ranks (:func:`core.evaluation.across_splits.definition_ranks_over_splits`), for
+        the report.
+    """
+    n_splits = len(splits)
+    st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
+    ranks = definition_ranks(ids, splits, cutoff)
+    st.dataframe(ranks_display(ranks, short_names(names)), width="stretch", key="cmp_ranks")
+    st.caption(f"AUUC@{cutoff:.0%} under each definition and the run's rank (1 = best)"
+               + (f", mean over {n_splits} splits." if n_splits > 1 else ", one split.")
+               + (" The winner changes with the definition: say which one you report."
+                  if ranks["winner changes?"].any() else
+                  " The winner is the same under every definition."))
+    return ranks
+
+
+def pndcg_section(ids: tuple, splits) -> None:
+    """Draw, folded, the P-nDCG and nDCG of the scores with their CSV download.
+
+    Parameters
+    ----------
+    ids, splits
+        As in every section (module docstring).
+    """
+    with st.expander("P-nDCG and nDCG of the scores (relevant = Abs1 label: TR or CN)"):
+        p_map = st.radio("Probability from the score", ["rank", "platt"], horizontal=True,
+                         key="cmp_pndcg_map", format_func={
+                             "rank": "score quantile (compares orderings)",
+                             "platt": "Platt calibration (confidence)"}.get)
+        pndcg = ranking_metrics(ids, splits, p_map)
+        st.dataframe(pndcg, width="stretch", key="cmp_pndcg")
+        st.caption(GLOSSARY["P-nDCG"] + " " + PNDCG_NOTE[p_map])
+        st.download_button("P-nDCG table (CSV)", safe_csv_bytes(pndcg, index=True),
+                           f"uprank_pndcg_{p_map}.csv", "text/csv", key="cmp_pndcg_csv")
+
+
+def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
+                  colors: Mapping[str, str]) -> tuple[go.Figure, pd.DataFrame, dict]:
+    """Draw the value of the targeting depth: cost and value inputs, the incremental profit
+    by depth with its uncertainty, each run's verdict and the summary table.
+
+    Parameters
+    ----------
+    data, ids, selected, splits, colors
+        As in every section (module docstring); a value column of ``data.extra``
+        reads the ``selected`` runs' test rows again.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        The profit chart (cached: not to be modified).
+    depth : pandas.DataFrame
+        Each run's best depth, equivalent depths and verdict.
+    assumptions : dict
+        ``cost``, ``value_per_response`` and ``value_column`` as
+        :func:`report_builder` takes them.
+    """
+    n_splits = len(splits)
+    st.subheader("What is the targeting depth worth?")
+    choice = st.container()  # the value's source first, then cost | value per response
+    v1, v2 = st.columns(2)
+    value_col = choice.selectbox("Value per row from",
+                                 ["fixed value per response", *data.extra], key="cmp_value_col")
+    cost = v1.number_input("Cost per treatment", 0.0, 1e6, 0.10, key="cmp_cost")
+    per_resp = v2.number_input("Value per response", 0.0, 1e9, 10.0, key="cmp_value",
+                               disabled=value_col != "fixed value per response")
+    fixed = value_col == "fixed value per response"
+    econ_splits = splits if fixed else test_splits(selected, value=data.extra[value_col])[1]
+    curves, depth, band_note = profit(ids, econ_splits, cost, (value_col, per_resp),
+                                      per_resp if fixed else None)
+    equivalent = {name: (row["equivalent_low"], row["equivalent_high"])
+                  for name, row in depth.iterrows() if "equivalent_low" in depth.columns}
+    fig = profit_figure(curves, colors=colors, equivalent=equivalent)
+    st.plotly_chart(fig, width="stretch", key="cmp_profit",
+                    config=common.plot_config("uprank_profit"))
+    st.caption(f"Profit = incremental value − cost, on {n_splits} test split"
+               f"{'s (mean)' if n_splits > 1 else ''}; {band_note}. The thick segment marks "
+               "the depths whose profit is statistically equivalent to the best (95 %).")
+    for name, row in depth.iterrows():
+        (st.info if "equivalent" in str(row["verdict"]) else st.success)(
+            f"**{name}** — {row['verdict']}")
+    st.dataframe(depth_display(depth), width="stretch", key="cmp_summary")
+    st.caption(RANGES_NOTE + " Profit is in the units of the value per response (or of the "
+               "value column).")
+    common.figure_html_button(fig, "uprank_profit", "cmp_profit_html",
+                              label="Profit chart (HTML)")
+    return fig, depth, {"cost": cost, "value_per_response": per_resp if fixed else None,
+                        "value_column": None if fixed else value_col}
+
+
+def decile_section(ids: tuple, splits, summary: pd.DataFrame, chosen: Sequence[str],
+                   labels: Mapping[str, str], *, cutoff: float, colors: Mapping[str, str]
+                   ) -> str:
+    """Draw the uplift by decile of one run (first the one with the best AUUC at
+    ``cutoff``) and whether the treatment share drifts along its ranking.
+
+    Parameters
+    ----------
+    ids, splits, chosen, labels, cutoff, colors
+        As in every section (module docstring).
+    summary : pandas.DataFrame
+        The AUUC table (:attr:`AuucTables.summary`).
+
+    Returns
+    -------
+    str
+        The id of the run shown (its scores and model are the ones exported).
+    """
+    n_splits = len(splits)
+    st.subheader("Uplift by decile")
+    best = best_run(summary, {rid: labels[rid] for rid in chosen}, cutoff)
+    which = st.selectbox("Run", chosen, key="cmp_decile_run", format_func=labels.get,
+                         index=chosen.index(best))
+    dec, interval, imbalanced = deciles(ids, splits, labels[which])
+    fig = decile_figure(dec, title=labels[which], note=interval, color=colors[labels[which]])
+    st.plotly_chart(fig, width="stretch", key="cmp_deciles",
+                    config=common.plot_config("uprank_deciles"))
+    common.figure_html_button(fig, "uprank_deciles", "cmp_deciles_html",
+                              label="Decile chart (HTML)")
+    (st.warning if imbalanced else st.success)(
+        "Treatment share along the ranking: " + ("some deciles differ from the overall share "
+        "— the model may have learnt the assignment." if imbalanced else
+        f"no decile differs from the overall share (checked on {n_splits} split"
+        f"{'s' if n_splits > 1 else ''})."))
+    return which
+
+
+def export_section(data: ABData, runs: Mapping[str, Run], labels: Mapping[str, str],
+                   which: str, *, definition: str, fig: go.Figure, bands: dict,
+                   per_split: pd.DataFrame, report: dict) -> None:
+    """Draw the downloads: scores and model file of run ``which``, the report (offline or
+    small), the curves' points and chart, the AUUC table of every split.
+
+    Every file is built when its button is clicked.  The scores and model file are read from
+    the run's folder then, so those two buttons rerun the page: a run deleted meanwhile (in
+    another tab) cannot give its file, and the rerun says so (:func:`deleted_runs_warning`).
+    The others are built from what the page holds and do not rerun it.
+
+    Parameters
+    ----------
+    data, runs, labels, definition
+        As in every section (module docstring).
+    which : str
+        The id of the run whose scores and model are offered (:func:`decile_section`).
+    fig : plotly.graph_objects.Figure
+        The test-set curves chart.
+    bands : dict
+        Each run's band by name (:func:`curves_section`).
+    per_split : pandas.DataFrame
+        The AUUCs of each split (:attr:`AuucTables.per_split`).
+    report : dict
+        The keyword arguments of :func:`report_builder`.
+    """
+    st.subheader("Export")
+    st.caption(f"Scores and model file of **{labels[which]}** (the run picked for the "
+               "decile chart above).")
+    e1 = e2 = e3 = st.container(horizontal=True)  # buttons side by side, wrapped when narrow
+    e1.download_button("Scores of this run, every split (CSV)", lambda: safe_csv_bytes(
+        scores_frame(runs[which], split="all", data=data)),
+        common.file_stem("uprank_scores", labels[which], which[:8]) + ".csv", "text/csv",
+        key="cmp_dl_scores", on_click="rerun")
+    model_path = runs[which].model_path(0)
+    if model_path is not None:
+        e2.download_button("Model file of split 1 (LightGBM text / JSON)", model_path.read_bytes,
+                           common.file_stem("uprank_model", labels[which], which[:8])
+                           + model_path.suffix, key="cmp_dl_model", on_click="rerun")
+    e3.download_button("Report (one HTML file)", report_builder(**report),
+                       common.file_stem("uprank_report", data.name) + ".html", "text/html",
+                       key="cmp_dl_report", on_click="ignore",
+                       help="Opens offline: the chart library is inside (about 5 MB).")
+    e3.download_button("Report, small for e-mail", report_builder(**report, plotly_js="cdn"),
+                       common.file_stem("uprank_report", data.name, "small") + ".html",
+                       "text/html", key="cmp_dl_report_small", on_click="ignore",
+                       help="The same report in tens of kB: its charts load the chart library "
+                            "(plotly.js) from the internet when opened.")
+    row = st.container(horizontal=True)
+    common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl",
+                        container=row)
+    row.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),
+                        f"uprank_auuc_{definition}.csv", "text/csv", key="cmp_dl_auuc",
+                        on_click="ignore")
