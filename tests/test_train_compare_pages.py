@@ -121,6 +121,11 @@ def test_a_job_of_another_tab_that_finishes_is_shown_done_once():
     assert lines == [job_lines(watcher)[0]] and "Started in another tab" in texts(
         watcher.caption)
     assert len(watcher.dataframe[0].value) == 1  # the run is in Trained runs
+    import json
+
+    config = json.loads(watcher.dataframe[0].proto.columns)  # 4 decimals, as on Compare
+    assert {config[c]["type_config"]["format"] for c in ("test AUUC@30%", "test AUUC@100%")} \
+        == {"%.4f"}
     assert_clean(watcher.run())  # and the page stays still
 
 

@@ -37,7 +37,9 @@ def trained_runs(runner: JobRunner, data: ABData, fingerprint: str) -> None:
                 runner.store.delete(rid)
             st.rerun()
     if runs:
-        st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs")
+        auuc = st.column_config.NumberColumn(format="%.4f")  # as Compare: 0.0040, not 0.004
+        st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs",
+                     column_config={"test AUUC@30%": auuc, "test AUUC@100%": auuc})
         st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "
                    "higher is better), mean over the run's test splits. Every definition and "
                    "the baselines are on the Compare page.")
