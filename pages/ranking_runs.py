@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, job_panel, session_tasks
+from ui.jobs import job_panel, session_tasks
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -48,10 +48,9 @@ if st.button("Train", type="primary", key="rk_train", disabled=not models):
 
 st.subheader("Jobs")
 job_panel(runner, sid, lambda: session_tasks(runner, jobs), done_key="rk_done",
-          cancel_key="rk_cancel_", newest_first=True,
+          cancel_key="rk_cancel_", newest_first=True, lost=ltr_runs.TASK,
           empty="No jobs yet: pick models and press Train. Training runs in the background; "
                 "you can leave the page.")
-interrupted_tasks(runner, ltr_runs.TASK, key="rk_dismiss_")  # lost in a restart of the app
 
 st.subheader("Trained runs on this dataset")
 table = view.current_runs()

@@ -18,7 +18,7 @@ from core.runs.presets import (
 from core.runs.store import RunConfig
 from ui import common
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, job_panel, listed_jobs
+from ui.jobs import job_panel, listed_jobs
 from ui.multiarm_view import train_section
 from ui.train_view import trained_runs
 
@@ -100,7 +100,7 @@ common.remember("train_all_jobs", False)
 show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
 job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open),
           done_key="train_done", cancel_key="cancel_", fingerprint=fingerprint,
-          show_all=show_all, empty="No jobs on this dataset yet: pick models and press Train.")
-interrupted_tasks(runner, multiarm_runs.TASK, key="ma_dismiss_")  # per-arm runs lost in a restart
+          show_all=show_all, lost=multiarm_runs.TASK,  # per-arm runs lost in a restart too
+          empty="No jobs on this dataset yet: pick models and press Train.")
 
 trained_runs(runner, data, fingerprint)

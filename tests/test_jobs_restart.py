@@ -326,17 +326,20 @@ def test_an_interrupted_task_is_listed_with_its_target(tmp_path):
 
 def test_each_page_names_its_own_tasks_that_a_restart_interrupted():
     """Per-arm runs (Train), ranking runs, label-ranking experiments and simulations lost in
-    a restart are named on the page that starts them, each once, with a Dismiss button."""
+    a restart are named on the page that starts them, each once, with a Dismiss button; in
+    a job panel (Train, Ranking runs) they are its jobs, not after "No jobs yet"."""
+    from core.data import load_dataset
     from core.runs import label_runs, ltr_runs, multiarm_runs, simulations
     from core.runs.tasks import TaskSpec
 
     root = Path(os.environ["UPRANK_RUNS_DIR"])  # the app's runs directory in this test
-    pages = {"pages/train.py": (multiarm_runs.TASK, "ma_dismiss_"),
-             "pages/ranking_runs.py": (ltr_runs.TASK, "rk_dismiss_"),
+    world = load_dataset("world").fingerprint()  # the app's default dataset
+    pages = {"pages/train.py": (multiarm_runs.TASK, "cancel_"),
+             "pages/ranking_runs.py": (ltr_runs.TASK, "rk_cancel_"),
              "pages/label_ranking.py": (label_runs.TASK, "lr_dismiss_"),
              "pages/interleaving.py": (simulations.TASK, "il_dismiss_")}
     for i, (target, _) in enumerate(pages.values()):
-        task = TaskSpec.make(target, {"i": i}, label=f"Lost task {i}")
+        task = TaskSpec.make(target, {"i": i, "fingerprint": world}, label=f"Lost task {i}")
         folder = root / "_jobs" / f"job{i}"
         folder.mkdir(parents=True)
         (folder / "job.json").write_text(json.dumps({
@@ -349,6 +352,7 @@ def test_each_page_names_its_own_tasks_that_a_restart_interrupted():
         assert titles == [f"**Lost task {i}** — interrupted"], page
         assert ("The app was restarted while this job was queued; nothing was stored. Start "
                 "it again to rerun it.") in [w.value for w in at.warning]
+        assert not any("No jobs" in str(c.value) for c in at.caption), page
         assert_clean(at.button(key=f"{key}job{i}").click().run(), page)  # Dismiss
         assert not [m for m in at.markdown if "— interrupted" in str(m.value)], page
     assert not list((root / "_jobs").glob("job*"))

@@ -101,7 +101,8 @@ def session_tasks(runner: JobRunner, job_ids: list[str]) -> tuple[list[JobStatus
 def job_panel(runner: JobRunner, session: str,
               collect: Callable[[], tuple[list[JobStatus], set[str]]], *, done_key: str,
               cancel_key: str, empty: str, fingerprint: str | None = None,
-              show_all: bool = True, newest_first: bool = False) -> None:
+              show_all: bool = True, newest_first: bool = False,
+              lost: str | None = None) -> None:
     """A page's job list, redrawn every second; reruns the whole page when a job is done.
 
     Parameters
@@ -127,21 +128,28 @@ def job_panel(runner: JobRunner, session: str,
         List the jobs of every dataset (only with ``fingerprint``).
     newest_first : bool, default False
         List the jobs in the reverse of ``collect``'s order.
+    lost : str, optional
+        A task target (``"module:function"``): its tasks that a restart of the app
+        interrupted (:func:`lost_tasks`) are listed too, with a Dismiss button, as the
+        page's own.
     """
     # The done jobs the page's runs table (drawn below the panel) includes; the panel reruns
     # the page when one more is done.
     st.session_state[done_key] = newly_done(collect()[0], set())
     _job_list(runner, session, collect, done_key, cancel_key, empty, fingerprint, show_all,
-              newest_first)
+              newest_first, lost)
 
 
 @st.fragment(run_every=1.0)
 def _job_list(runner: JobRunner, session: str,
               collect: Callable[[], tuple[list[JobStatus], set[str]]], done_key: str,
               cancel_key: str, empty: str, fingerprint: str | None, show_all: bool,
-              newest_first: bool) -> None:
+              newest_first: bool, lost: str | None) -> None:
     """The body of :func:`job_panel` (same parameters), the part redrawn every second."""
     jobs, mine = collect()
+    if lost is not None:
+        extra = [job for job in lost_tasks(runner, lost) if job.job_id not in mine]
+        jobs, mine = jobs + extra, mine | {job.job_id for job in extra}
     if newly_done(jobs, st.session_state.get(done_key, set())):
         st.rerun(scope="app")  # a run finished: refresh the page's runs table
     shown = jobs if show_all or fingerprint is None else [
@@ -175,7 +183,7 @@ def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str
     ``session=None`` stops it for every session (a job whose tab was reloaded or closed).
     A job interrupted by a restart of the app has a Dismiss button instead."""
     box = (container or st).container(border=True)
-    head, button = box.columns([5, 1])
+    head, button = box.columns([3, 1])  # wide enough for "Dismiss" at 1,100 px
     if title:
         head.markdown(f"**{job.label}** — {job.state}")
     if job.state in ("queued", "running"):
@@ -216,14 +224,18 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
         return None
 
 
-def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
+def lost_tasks(runner: JobRunner, target: str) -> list[JobStatus]:
     """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
-    TASK`) that a restart of the app interrupted, each with its notice and a Dismiss button
-    (:func:`draw_job`): the page that starts that kind of task says it was lost.  ``key``
-    starts each button's key; the job id follows."""
-    for job in runner.jobs():
-        if job.state == "interrupted" and job.target == target:
-            draw_job(job, runner, None, key=f"{key}{job.job_id}")
+    TASK`) that a restart of the app interrupted: the page that starts that kind of task
+    says they were lost (:func:`job_panel` with ``lost=``, or :func:`interrupted_tasks`)."""
+    return [job for job in runner.jobs() if job.state == "interrupted" and job.target == target]
+
+
+def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
+    """Each of :func:`lost_tasks` with its notice and a Dismiss button (:func:`draw_job`), for
+    a page without a job panel; ``key`` starts each button's key, the job id follows."""
+    for job in lost_tasks(runner, target):
+        draw_job(job, runner, None, key=f"{key}{job.job_id}")
 
 
 @st.fragment(run_every=0.5)
