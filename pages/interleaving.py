@@ -14,6 +14,7 @@ st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the d
             "average causal effects. Simulated experiments estimate it with an A/B test (AB-total, "
             "AB-list) or an interleaved list (EPI-RCT, CBI-RCT, CBI-IPS): the paper's Table 2 "
             "(bias) and Figure 1 (false judgments against the number of users).")
+interrupted_tasks(common.runner(), sim.TASK, key="il_dismiss_")  # lost in a restart
 source = st.radio("World", [sim.PRESET, sim.DATASET], horizontal=True, key="il_source",
                   format_func={sim.PRESET: "Preset world",
                                sim.DATASET: "Built from the current dataset"}.get)
@@ -71,7 +72,6 @@ with common.guard("Checking the settings"):
         st.info(f"The world has {spec.max_users(data):,} users: user count{'s' * many} "
                 f"{', '.join(f'{c:,}' for c in dropped)} {'are' if many else 'is'} left out.")
 
-interrupted_tasks(common.runner(), sim.TASK, key="il_dismiss_")  # lost in a restart
 job = st.session_state.get("il_job")  # (job id, its config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
     with common.guard("Starting the simulation"):

@@ -18,6 +18,7 @@ st.markdown(
     "machines with a pairwise ranking loss) against Mallows-based and logistic baselines, "
     "scored by the disagreement error ε_dis (share of known label pairs in the wrong order; "
     "lower is better) and precision / recall / F1 at the top K.")
+interrupted_tasks(common.runner(), label_runs.TASK, key="lr_dismiss_")  # lost in a restart
 
 source = st.radio("Data", ["ad_clicks", "sklearn", "mallows", "upload"], horizontal=True,
                   key="lr_source", format_func={
@@ -80,7 +81,6 @@ elif methods:
         methods=tuple(methods), n_folds=int(folds), seed=int(seed),
         **({} if tuned else view.FIXED_PARAMETERS),
         data_digest="" if source != "upload" else data.fingerprint())
-interrupted_tasks(common.runner(), label_runs.TASK, key="lr_dismiss_")  # lost in a restart
 job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
 if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
     with common.guard("Starting the experiment"):

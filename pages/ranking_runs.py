@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import job_panel, session_tasks
+from ui.jobs import interrupted_tasks, job_panel, session_tasks
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -22,6 +22,7 @@ with common.guard("Loading the ranking data"):
 source = view.current_source()  # an upload lost with the session falls back
 view.caption()
 if splits is None:
+    interrupted_tasks(runner, ltr_runs.TASK, key="rk_cancel_")  # the job panel is not drawn
     st.stop()
 
 common.remember("rk_models", list(view.DEFAULT_MODELS), options=list(RANKING_MODELS))

@@ -431,12 +431,25 @@ def test_a_run_deleted_after_the_page_was_drawn_is_named_when_its_download_is_cl
     assert_clean(at.download_button(key="cmp_dl_scores").click().run())
     (warning,) = [str(w.value) for w in at.warning if "was deleted" in str(w.value)]
     assert warning.startswith(f"**{labels[which]}** was deleted after this page was drawn")
-    assert "Pick the runs again" in warning
+    assert warning.endswith("cannot be downloaded, and the comparison below leaves it out.")
     assert at.multiselect(key="cmp_runs").value == [other]
     assert at.selectbox(key="cmp_decile_run").value == other
     # said once: the next rerun compares the runs left, without the warning
     assert_clean(at.run())
     assert not [w for w in at.warning if "was deleted" in str(w.value)]
+    # the last picked run deleted: the picker starts again from the runs stored (a new one)
+    newer = _stored_runs(at.session_state["data"], tmp_path, ["DummyTreatment"])[1][0]
+    assert store.delete(other)
+    assert_clean(at.download_button(key="cmp_dl_scores").click().run())
+    (warning,) = [str(w.value) for w in at.warning if "was deleted" in str(w.value)]
+    assert warning.endswith("and the comparison below starts again from the newest runs.")
+    assert at.multiselect(key="cmp_runs").value == [newer.run_id]
+    # every run deleted: no comparison to speak of, "No trained runs" follows
+    assert store.delete(newer.run_id)
+    assert_clean(at.download_button(key="cmp_dl_scores").click().run())
+    (warning,) = [str(w.value) for w in at.warning if "was deleted" in str(w.value)]
+    assert warning.endswith("its scores and model file cannot be downloaded.")
+    assert "No trained runs on this dataset yet." in [str(i.value) for i in at.info]
 
 
 def test_damaged_runs_are_named_on_the_train_page_and_can_be_deleted(tmp_path, monkeypatch):

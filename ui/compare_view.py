@@ -411,11 +411,14 @@ def deleted_runs_warning(runs: Mapping[str, Run]) -> None:
             if rid in shown and rid not in runs]
     if gone:
         one = len(gone) == 1
+        kept = [rid for rid in st.session_state.get("cmp_runs") or () if rid in runs]
+        then = ("" if not runs else  # "No trained runs" follows
+                ", and the comparison below leaves " + ("it" if one else "them") + " out"
+                if kept else ", and the comparison below starts again from the newest runs")
         st.warning("; ".join(f"**{shown[rid]}**" for rid in gone)
                    + f" {'was' if one else 'were'} deleted after this page was drawn (in "
                    "another tab or outside the app): " + ("its" if one else "their")
-                   + " scores and model file cannot be downloaded, and the comparison below "
-                   "leaves " + ("it" if one else "them") + " out. Pick the runs again.",
+                   + f" scores and model file cannot be downloaded{then}.",
                    icon=":material/delete:")
 
 

@@ -112,7 +112,8 @@ def train_section(data: ABData) -> None:
                 spec = multiarm_runs.multiarm_spec(common.current_choice().to_params(), model,
                                                    trees=int(trees),
                                                    fingerprint=data.fingerprint())
-                common.runner().submit_task(spec, session=common.session_id())
+                common.runner().submit_task(spec, session=common.session_id(),
+                                            data_name=data.name)
 
 
 def compare_section(data: ABData):

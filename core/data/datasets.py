@@ -126,8 +126,9 @@ def map_ab_frame(frame: pd.DataFrame, *, treatment: str, outcome: str,
 
     An app parses an upload once for its mapping step (which columns, which arms) and maps
     the same table when the user confirms, instead of parsing the file again.
-    ``read_ab_csv(source, **mapping)`` is ``map_ab_frame(*read_frame(source), **mapping)``
-    with ``warnings`` passed by keyword.
+    ``read_ab_csv(source, name=name, **mapping)`` is ``map_ab_frame(frame, warnings=warnings,
+    name=name, **mapping)`` with ``frame, warnings = read_frame(source)`` (without a name,
+    ``read_ab_csv`` names the data after the file; this function cannot see the file).
 
     Parameters
     ----------

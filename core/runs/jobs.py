@@ -146,9 +146,9 @@ class JobStatus:
     cancel request until a running job has stopped; ``fingerprint`` is the
     fingerprint of the data the job works on (:meth:`ABData.fingerprint
     <core.data.abdata.ABData.fingerprint>`: a training job's config, a task's ``fingerprint``
-    parameter), ``None`` for a task on no dataset; ``data_name`` names a training job's data
-    (``None`` for a task); ``target`` is a task's ``"module:function"`` (``None`` for a
-    training job), so a page can pick out its own kind of task.
+    parameter), ``None`` for a task on no dataset; ``data_name`` names the job's data (a
+    task's only when submitted with one); ``target`` is a task's ``"module:function"``
+    (``None`` for a training job), so a page can pick out its own kind of task.
     """
 
     job_id: str
@@ -357,13 +357,14 @@ class JobRunner:
         return self._enqueue(config, run_id, label, session, data_name=data_name)
 
     def submit_task(self, task: TaskSpec, *, inputs: dict | None = None,
-                    session: str | None = None) -> str:
+                    session: str | None = None, data_name: str | None = None) -> str:
         """Queue a background task (see :mod:`core.runs.tasks`); returns the job id at once.
 
         ``inputs`` maps names to numpy arrays handed to the task (saved as ``.npz``, never
         pickled).  A task whose result is stored is "cached" at once; one already queued or
         running returns the existing job id.  Its :attr:`JobStatus.run_id` is the result key
-        for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`.  Raises
+        for :meth:`RunStore.load_result <core.runs.store.RunStore.load_result>`;
+        ``data_name`` names the dataset it works on in job lists.  Raises
         :class:`RunsDirError` when the result is not stored and the runs directory cannot be
         written.
         """
@@ -374,7 +375,7 @@ class JobRunner:
         if not self.store.has_result(task.key()):
             self._check_writable()
         return self._enqueue(task, task.key(), task.label or task.target, session,
-                             inputs=inputs)
+                             inputs=inputs, data_name=data_name)
 
     def _enqueue(self, config: RunConfig | TaskSpec, run_id: str, label: str,
                  session: str | None, inputs: dict | None = None,
@@ -772,10 +773,13 @@ def _save_inputs(job_dir: Path, inputs: dict) -> None:
 
 
 def _read_json(path: Path) -> dict | None:
+    """The JSON object in ``path``; ``None`` when it is missing, unreadable or not an object
+    (a ``job.json`` or ``progress.json`` changed outside the app must not stop a page)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return value if isinstance(value, dict) else None
 
 
 def _reason(err: OSError) -> str:
@@ -852,29 +856,37 @@ def _reclaim(folder: Path) -> list[tuple[dict, dict]]:
 
 def _interrupted_job(record: dict, progress: dict, jobs_dir: Path) -> _Job | None:
     """The ``interrupted`` job of a ``job.json``: a training job or a task (a per-arm run,
-    a ranking or label-ranking experiment), ``None`` for an unreadable record."""
+    a ranking or label-ranking experiment, a simulation); ``None`` for a record that does
+    not read as one (changed outside the app: its folder is gone, nothing else is lost)."""
     try:
         task = record.get("kind") == "task"
         if record.get("kind") not in ("train", "task"):
             return None
         config = (TaskSpec.from_dict(record["config"]) if task
                   else RunConfig.from_dict(record["config"]))
+        if task and not isinstance(config.params_dict, dict):  # JSONDecodeError: ValueError
+            return None
         job_id = str(record["job_id"])
-        label = str(record.get("label")
-                    or ((config.label or config.target) if task else config.model))
+        named = record.get("label")
+        label = (named if isinstance(named, str) and named
+                 else (config.label or config.target) if task else config.model)
         run_id = config.key() if task else config.run_id()
+        submitted = float(record.get("submitted") or 0.0)
+        when = "running" if progress else "queued"
+        if progress and not task:
+            n, split = int(progress.get("n_splits") or 1), int(progress.get("split") or 0)
+            when += f" (split {split} of {n})" if n > 1 and split else ""
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    when = "running" if progress else "queued"
-    if progress and not task:
-        n, split = int(progress.get("n_splits") or 1), int(progress.get("split") or 0)
-        when += f" (split {split} of {n})" if n > 1 and split else ""
     again = "Start it again to rerun it." if task else "Press Train again to rerun it."
     message = f"The app was restarted while this job was {when}; nothing was stored. {again}"
-    submitted = float(record.get("submitted") or 0.0)
+    started = progress.get("started")
+    if not isinstance(started, (int, float)) or isinstance(started, bool):
+        started = None
+    # its progress is not kept: nothing draws it, and an odd value would break its status
     return _Job(job_id, config, run_id, label, [], "interrupted", jobs_dir / job_id,
-                submitted, started=progress.get("started"), finished=time.time(),
-                message=message, progress=progress, data_name=record.get("data_name"))
+                submitted, started=started, finished=time.time(), message=message,
+                data_name=name if isinstance(name := record.get("data_name"), str) else None)
 
 
 def _kill_all(workers: list) -> None:
