@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, job_panel, session_tasks
+from ui.jobs import interrupted_tasks, job_panel, listed_jobs
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -39,17 +39,16 @@ st.caption(f"**{preset}**: {RANKING_PRESETS[preset].description}. Trained on the
            f"scored on the {view.n_queries(splits['test'], 'test')}. "
            + GLOSSARY["Early stopping"])
 
-jobs = st.session_state.setdefault("rk_jobs", [])
 if st.button("Train", type="primary", key="rk_train", disabled=not models):
     with common.guard("Queueing the models"):
         for model in models:
-            jobs.append(ltr_runs.submit_ranking_run(
-                runner, source, model, data=view.uploaded_data(), preset=preset,
-                seed=int(seed), session=sid))
+            ltr_runs.submit_ranking_run(runner, source, model, data=view.uploaded_data(),
+                                        preset=preset, seed=int(seed), session=sid)
 
 st.subheader("Jobs")
-job_panel(runner, sid, lambda: session_tasks(runner, jobs), done_key="rk_done",
-          cancel_key="rk_cancel_", newest_first=True, lost=ltr_runs.TASK,
+job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open,
+                                           targets=(ltr_runs.TASK,)),
+          done_key="rk_done", cancel_key="rk_cancel_", newest_first=True,
           empty="No jobs yet: pick models and press Train. Training runs in the background; "
                 "you can leave the page.")
 

@@ -4,8 +4,8 @@ import streamlit as st
 
 from core.evaluation.metrics import LABEL_SETS
 from core.models import MODELS
-from core.runs import multiarm_runs
 from core.objectives import CUTOFF_METRICS
+from core.runs import multiarm_runs
 from core.runs.presets import (
     LAMBDAMART,
     LAMBDAMART_METRICS,
@@ -98,9 +98,9 @@ head, toggle = st.columns([3, 2], vertical_alignment="bottom")
 head.subheader("Jobs")
 common.remember("train_all_jobs", False)
 show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
-job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open),
+job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open,
+                                           targets=(None, multiarm_runs.TASK)),  # + per arm
           done_key="train_done", cancel_key="cancel_", fingerprint=fingerprint,
-          show_all=show_all, lost=multiarm_runs.TASK,  # per-arm runs lost in a restart too
-          empty="No jobs on this dataset yet: pick models and press Train.")
+          show_all=show_all, empty="No jobs on this dataset yet: pick models and press Train.")
 
 trained_runs(runner, data, fingerprint)

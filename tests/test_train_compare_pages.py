@@ -203,20 +203,28 @@ def test_a_job_another_open_tab_follows_is_not_listed_nor_cancellable_here():
 
     from ui.jobs import listed_jobs
 
-    def job(job_id, sessions, state="running"):
-        return SimpleNamespace(job_id=job_id, sessions=sessions, kind="train", state=state,
+    def job(job_id, sessions, state="running", target=None):
+        return SimpleNamespace(job_id=job_id, sessions=sessions, target=target, state=state,
                                is_final=state not in ("queued", "running"), finished=None)
 
     jobs = [job("mine", ("A",)), job("live tab", ("B",)), job("orphan", ("C",)),
-            job("shared", ("B", "C"))]
+            job("shared", ("B", "C")), job("my simulation", ("A",), target="sim:task"),
+            job("orphan per arm", ("C",), target="arms:task"),
+            job("lost per arm", (), state="interrupted", target="arms:task")]
 
     class Runner:
         def jobs(self, session=None):
             return [j for j in jobs if session is None or session in j.sessions]
 
     listed, mine = listed_jobs(Runner(), "A", is_open=lambda sid: sid == "B")
-    # tab B is open: its jobs are its own business (they stop only from B); C's tab is gone
+    # tab B is open: its jobs are its own business (they stop only from B); C's tab is gone;
+    # tasks are another page's (the simulation's even when this tab started it)
     assert [j.job_id for j in listed] == ["mine", "orphan"] and mine == {"mine"}
+    # a page that starts the per-arm tasks too lists them alike; a lost one is everybody's
+    listed, mine = listed_jobs(Runner(), "A", is_open=lambda sid: sid == "B",
+                               targets=(None, "arms:task"))
+    assert [j.job_id for j in listed] == ["mine", "orphan", "orphan per arm", "lost per arm"]
+    assert mine == {"mine", "lost per arm"}
 
 
 def test_unbalanced_arms_bring_the_joint_query_advice():

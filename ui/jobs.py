@@ -50,22 +50,26 @@ def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:
 
 
 def listed_jobs(runner: JobRunner, session: str, *,
-                is_open: Callable[[str], bool] = lambda sid: False
+                is_open: Callable[[str], bool] = lambda sid: False,
+                targets: tuple[str | None, ...] = (None,)
                 ) -> tuple[list[JobStatus], set[str]]:
-    """The training jobs a page lists: ``session``'s, and the orphans — jobs whose every
-    tab was reloaded or closed (``is_open(session id)`` false for all of them), still
-    running or ended since this session first asked — so they can be followed and
-    cancelled.  A job another open tab is following is not listed (nor cancellable) here,
-    except one this session stopped following while it runs (:func:`draw_job` says so).
-    Jobs ``interrupted`` by a restart of the app are listed for every session until one
-    dismisses them, and count as its own.  Returns ``(jobs, ids of session's own)``."""
-    jobs = runner.jobs(session=session)
+    """The jobs a page lists, of the kinds it starts — ``targets``: a task's
+    ``"module:function"`` (:attr:`JobStatus.target`), ``None`` for training jobs.
+
+    ``session``'s, and the orphans — jobs whose every tab was reloaded or closed
+    (``is_open(session id)`` false for all of them), still running or ended since this
+    session first asked — so they can be followed and cancelled.  A job another open tab is
+    following is not listed (nor cancellable) here, except one this session stopped
+    following while it runs (:func:`draw_job` says so).  Jobs ``interrupted`` by a restart
+    of the app are listed for every session until one dismisses them, and count as its own.
+    Returns ``(jobs, ids of session's own)``."""
+    jobs = [job for job in runner.jobs(session=session) if job.target in targets]
     mine = {job.job_id for job in jobs}
     since = st.session_state.setdefault("jobs_listed_since", time.time())
     detached = st.session_state.setdefault(_DETACHED, set())
     out = list(jobs)
     for job in runner.jobs():
-        if job.job_id in mine or job.kind != "train":
+        if job.job_id in mine or job.target not in targets:
             continue
         followed = any(is_open(s) for s in job.sessions)
         if job.state == "interrupted" or (job.job_id in detached and followed
@@ -77,32 +81,10 @@ def listed_jobs(runner: JobRunner, session: str, *,
     return out, mine
 
 
-def session_tasks(runner: JobRunner, job_ids: list[str]) -> tuple[list[JobStatus], set[str]]:
-    """The jobs ``job_ids`` that the runner still knows, all of them this session's own.
-
-    Parameters
-    ----------
-    runner : JobRunner
-        The app's job runner.
-    job_ids : list of str
-        Ids of the jobs this session submitted, oldest first.
-
-    Returns
-    -------
-    jobs : list of JobStatus
-        Their statuses, in the order of ``job_ids`` (jobs the runner forgot are left out).
-    mine : set of str
-        The ids of ``jobs``: every one is this session's.
-    """
-    jobs = [job for job in (task_status(runner, i) for i in job_ids) if job is not None]
-    return jobs, {job.job_id for job in jobs}
-
-
 def job_panel(runner: JobRunner, session: str,
               collect: Callable[[], tuple[list[JobStatus], set[str]]], *, done_key: str,
               cancel_key: str, empty: str, fingerprint: str | None = None,
-              show_all: bool = True, newest_first: bool = False,
-              lost: str | None = None) -> None:
+              show_all: bool = True, newest_first: bool = False) -> None:
     """A page's job list, redrawn every second; reruns the whole page when a job is done.
 
     Parameters
@@ -113,8 +95,8 @@ def job_panel(runner: JobRunner, session: str,
         This browser session's id: Cancel on one of its own jobs only detaches it
         (:func:`draw_job`); on any other listed job it stops it for every tab.
     collect : callable
-        ``collect() -> (jobs, ids of session's own)``, the jobs to list, e.g. a call of
-        :func:`listed_jobs` or :func:`session_tasks`.
+        ``collect() -> (jobs, ids of session's own)``, the jobs to list: a call of
+        :func:`listed_jobs` with the page's ``targets``.
     done_key : str
         Session-state key of the done jobs the page's runs table includes.
     cancel_key : str
@@ -128,28 +110,21 @@ def job_panel(runner: JobRunner, session: str,
         List the jobs of every dataset (only with ``fingerprint``).
     newest_first : bool, default False
         List the jobs in the reverse of ``collect``'s order.
-    lost : str, optional
-        A task target (``"module:function"``): its tasks that a restart of the app
-        interrupted (:func:`lost_tasks`) are listed too, with a Dismiss button, as the
-        page's own.
     """
     # The done jobs the page's runs table (drawn below the panel) includes; the panel reruns
     # the page when one more is done.
     st.session_state[done_key] = newly_done(collect()[0], set())
     _job_list(runner, session, collect, done_key, cancel_key, empty, fingerprint, show_all,
-              newest_first, lost)
+              newest_first)
 
 
 @st.fragment(run_every=1.0)
 def _job_list(runner: JobRunner, session: str,
               collect: Callable[[], tuple[list[JobStatus], set[str]]], done_key: str,
               cancel_key: str, empty: str, fingerprint: str | None, show_all: bool,
-              newest_first: bool, lost: str | None) -> None:
+              newest_first: bool) -> None:
     """The body of :func:`job_panel` (same parameters), the part redrawn every second."""
     jobs, mine = collect()
-    if lost is not None:
-        extra = [job for job in lost_tasks(runner, lost) if job.job_id not in mine]
-        jobs, mine = jobs + extra, mine | {job.job_id for job in extra}
     if newly_done(jobs, st.session_state.get(done_key, set())):
         st.rerun(scope="app")  # a run finished: refresh the page's runs table
     shown = jobs if show_all or fingerprint is None else [
@@ -227,7 +202,8 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
 def lost_tasks(runner: JobRunner, target: str) -> list[JobStatus]:
     """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
     TASK`) that a restart of the app interrupted: the page that starts that kind of task
-    says they were lost (:func:`job_panel` with ``lost=``, or :func:`interrupted_tasks`)."""
+    says they were lost (:func:`listed_jobs` on a page with a job list, else
+    :func:`interrupted_tasks`)."""
     return [job for job in runner.jobs() if job.state == "interrupted" and job.target == target]
 
 

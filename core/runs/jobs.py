@@ -538,7 +538,7 @@ class JobRunner:
             for job in self._jobs.values():
                 if job.state == "running":
                     self._finish(job, "cancelled", "Cancelled: the app is shutting down.")
-                    _remove_half_written(job)
+                    _remove_half_written(job.job_dir)
 
     def __enter__(self) -> JobRunner:
         return self
@@ -635,7 +635,7 @@ class JobRunner:
                     why = f": {why}." if why else f" (exit code {code})."
                     self._finish(job, "failed", f"The {what} process stopped unexpectedly{why} "
                                  f"Its log: {job.job_dir / 'log.txt'}")
-                _remove_half_written(job)
+                _remove_half_written(job.job_dir)
             if not self._closed:
                 self._dispatch()
 
@@ -651,7 +651,7 @@ class JobRunner:
             self._finish(job, "cancelled", "Cancelled (the training process was stopped).")
             with contextlib.suppress(subprocess.TimeoutExpired):
                 worker.proc.wait(1.0)
-            _remove_half_written(job)
+            _remove_half_written(job.job_dir)
             self._dispatch()
 
     def _check_writable(self) -> None:
@@ -805,10 +805,10 @@ def _half_written(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.is_dir() and _HALF_WRITTEN.fullmatch(p.name)]
 
 
-def _remove_half_written(job: _Job) -> None:
-    """Remove the run a stopped worker was writing in the job's folder."""
+def _remove_half_written(folder: Path) -> None:
+    """Remove the runs a stopped worker was writing in a job's folder."""
     with contextlib.suppress(OSError):
-        for tmp in job.job_dir.glob(f"{job.run_id}-*"):
+        for tmp in _half_written(folder):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -846,8 +846,7 @@ def _reclaim(folder: Path) -> list[tuple[dict, dict]]:
         if found:
             shutil.rmtree(folder, ignore_errors=True)
         else:  # a finished job's folder (its log stays), or one of an older version
-            for tmp in _half_written(folder):
-                shutil.rmtree(tmp, ignore_errors=True)
+            _remove_half_written(folder)
         return found
     finally:
         release_lock(worker)
