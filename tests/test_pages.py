@@ -532,9 +532,15 @@ def test_use_this_csv_maps_the_table_the_mapping_step_parsed(monkeypatch):
     rows = "\n".join(f"{i % 2};{(i * 7) % 3 == 0:d};{i % 5}.{i % 7};caf\xe9 {i % 3}"
                      for i in range(120))
     content = ("sep=;\ngroup;bought;spend;shop\n" + rows + "\n").encode("latin-1")
+    counted = []
+    real_codes = datasets.arm_codes
+    monkeypatch.setattr(datasets, "arm_codes", lambda col: counted.append(col.name)
+                        or real_codes(col))
     at = run_page()
     assert_clean(at.file_uploader(key="data_upload").set_value(
         ("latin.csv", content, "text/csv")).run())
+    assert_clean(at.run())  # a rerun of the mapping step (any widget) counts nothing again
+    assert counted == ["group"]
     assert_clean(at.button(key="data_use_csv").click().run())
     assert calls.count(content) == 1  # the mapping step's parse, reused on use
     data = at.session_state["data"]

@@ -39,7 +39,7 @@ def upload_tab() -> None:
                               type=["csv", "txt", "tsv"], key="data_upload")
     if upload is not None:
         with common.guard("Reading the CSV"):
-            upload_mapping(upload.getvalue(), upload.name)
+            upload_mapping(common.Upload(upload.file_id, upload.name, upload.getvalue()))
     if stored := {u.fingerprint: u for u in datasets.list_uploads()}:
         c5, c6 = st.columns([3, 1], vertical_alignment="bottom")
         earlier = c5.selectbox("Earlier uploads (kept on this computer)", list(stored),
@@ -50,21 +50,21 @@ def upload_tab() -> None:
                 common.set_data(common.load_stored_upload(earlier))
 
 
-def upload_mapping(content: bytes, name: str) -> None:
-    """Ask how to read an uploaded CSV (``content`` of the file ``name``: treatment and
-    outcome columns, outcome kind and response value, the arms to keep and which is control),
-    show its first rows, and use it once every question is answered; raises ``DataError`` for
-    a column that is no treatment."""
-    head = datasets.peek_csv(content)
+def upload_mapping(upload: common.Upload) -> None:
+    """Ask how to read an uploaded CSV (treatment and outcome columns, outcome kind and
+    response value, the arms to keep and which is control), show its first rows, and use it
+    once every question is answered; raises ``DataError`` for a file or a column that cannot
+    be read as one."""
+    head = common.upload_head(upload)
     columns = list(head.columns)
     t_at, y_at = common.default_columns(columns)
     c1, c2 = st.columns(2)
     treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
                              index=t_at)
     outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at)
-    codes = common.column_codes(content, treatment)  # DataError: not a treatment
+    codes, strays = common.treatment_facts(upload, treatment)  # DataError: not one
     mapping = {"treatment": treatment, "outcome": outcome}
-    guessed = common.outcome_kind(content, outcome)
+    guessed, words = common.outcome_facts(upload, outcome)
     c3, c4 = st.columns(2)
     kind = c3.radio("The outcome is", datasets.OUTCOME_KINDS, horizontal=True,
                     index=datasets.OUTCOME_KINDS.index(guessed),
@@ -74,12 +74,12 @@ def upload_mapping(content: bytes, name: str) -> None:
     c4.caption(f"Detected: **{guessed}** from the values of '{outcome}'. Change it if "
                "that is wrong; a continuous outcome keeps its amounts for the "
                "several-arms models.")
-    labels = common.outcome_labels(content, outcome) if kind == "binary" else None
+    labels = words if kind == "binary" else None
     if labels:  # bought / none: which one is a response?
         mapping["outcome_value"] = st.selectbox(
             f"Which value of '{outcome}' is a response (counted as 1)?", labels,
             index=None, key=f"data_yv_{outcome}", placeholder="Pick the response")
-    if strays := common.column_strays(content, treatment):
+    if strays:
         st.warning(datasets.stray_note(treatment, codes, strays),
                    icon=":material/help:")
     all_arms = len(codes) > 2 and st.radio(
@@ -111,7 +111,7 @@ def upload_mapping(content: bytes, name: str) -> None:
     if unset:
         st.info(f"Pick {' and '.join(asked)} above to use this file.")
     if st.button("Use this CSV", type="primary", key="data_use_csv", disabled=unset):
-        common.use_upload(content, name, tuple(sorted(mapping.items())))
+        common.use_upload(upload, tuple(sorted(mapping.items())))
 
 
 def file_tab() -> None:
