@@ -39,8 +39,8 @@ import pandas as pd
 
 from core._validation import as_generator, check_level, check_positive_int
 
-__all__ = ["best_arm_policy", "ipw_scores", "multi_armed_qini", "multi_armed_qini_band",
-           "policy_difference", "policy_terms", "policy_value"]
+__all__ = ["best_arm_policy", "ipw_scores", "mean_se", "multi_armed_qini",
+           "multi_armed_qini_band", "policy_difference", "policy_terms", "policy_value"]
 
 
 # ----------------------------------------------------------------------------- checks
@@ -139,7 +139,7 @@ def policy_value(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> tuple[fl
     (1.0, 0.5773502691896257)
     """
     terms = policy_terms(assigned_arm, y, t, propensity)
-    return _mean_se(terms)
+    return mean_se(terms)
 
 
 def policy_terms(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> np.ndarray:
@@ -212,7 +212,7 @@ def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, 
                              f"or ({n}, {k1}), values ≥ 0; got shape {np.shape(cost)} (for "
                              "best_arm_policy the costs of the treatment arms only).") from None
         d = d - (_assigned_cost(first, c) - _assigned_cost(second, c))
-    return _mean_se(d)
+    return mean_se(d)
 
 
 def _assigned_cost(policy: Any, cost: np.ndarray) -> np.ndarray:
@@ -222,7 +222,15 @@ def _assigned_cost(policy: Any, cost: np.ndarray) -> np.ndarray:
     return cost[np.arange(cost.shape[0]), np.asarray(policy, dtype=np.int64)]
 
 
-def _mean_se(terms: np.ndarray) -> tuple[float, float]:
+def mean_se(terms: np.ndarray) -> tuple[float, float]:
+    r"""The mean of per-row terms and its standard error :math:`sd(terms, ddof=1)/\sqrt n`:
+    :func:`policy_value` of :func:`policy_terms`, :func:`policy_difference` of their
+    differences — for several policies scored on the same rows without computing each
+    one's terms again.
+
+    >>> mean_se(np.array([1.0, 0.0, 2.0, 1.0]))
+    (1.0, 0.408248290463863)
+    """
     return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(terms.shape[0]))
 
 

@@ -165,7 +165,7 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     "random arm" gives every customer each arm with probability ``1 / (K + 1)``: its value
     is the exact expectation over the draws (the mean of the single-arm values), not one
     draw's."""
-    from core.evaluation import best_arm_policy, policy_difference, policy_value
+    from core.evaluation import best_arm_policy, mean_se, policy_terms
 
     y, t = test["y"].to_numpy(), test["t"].to_numpy()
     n, k1 = len(y), len(arms)
@@ -176,12 +176,16 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     policies = {RULE: one_hot[best_arm_policy(tau, cost)],
                 **{f"everyone: {a}": np.tile(one_hot[k], (n, 1)) for k, a in enumerate(arms)},
                 "random arm": np.full((n, k1), 1.0 / k1)}
+    # each policy's per-row terms and costs once: its value, and its paired difference to
+    # the rule (policy_difference's d_i), from the same arrays
+    terms = {name: policy_terms(pi, y, t, prop) for name, pi in policies.items()}
+    costs = {name: pi @ full_cost for name, pi in policies.items()}
     rows = []
     for name, pi in policies.items():
-        value, se = policy_value(pi, y, t, prop)
-        spend, shares = float((pi @ full_cost).mean()), pi.mean(axis=0)
-        diff, diff_se = ((0.0, 0.0) if name == RULE else policy_difference(
-            pi, policies[RULE], y, t, prop, cost=full_cost))  # the rule against itself: 0
+        value, se = mean_se(terms[name])
+        spend, shares = float(costs[name].mean()), pi.mean(axis=0)
+        diff, diff_se = ((0.0, 0.0) if name == RULE else mean_se(  # the rule against itself: 0
+            (terms[name] - terms[RULE]) - (costs[name] - costs[RULE])))
         rows.append({"policy": name, "value": value, "± SE": se, "cost": spend,
                      "net value": value - spend, VS_RULE: diff, VS_RULE_SE: diff_se,
                      "arm shares": " / ".join(f"{s:.0%}" for s in shares)})
