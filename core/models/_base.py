@@ -30,8 +30,8 @@ from core._validation import (
     as_generator,
     check_binary,
     check_positive_int,
+    check_positive_number,
     check_progress,
-    check_real,
     check_seed,
     is_integer,
 )
@@ -224,13 +224,6 @@ def check_callback(callback: Any) -> Callback | None:
     return check_progress(callback, "callback")
 
 
-def check_positive_float(value: Any, name: str) -> float:
-    """``value`` as a finite float > 0 (a learning rate, a regularisation strength), else
-    ``ValueError``: the shared rule of :func:`core._validation.check_real` — text such as
-    ``"0.1"`` and booleans are refused, as for every other number."""
-    return check_real(value, name, "a positive number", low=0.0, low_open=True)
-
-
 def seed_from(random_state: Any) -> int | None:
     """An int seed for LightGBM / numpy: ``None`` stays ``None`` (LightGBM's defaults)."""
     if random_state is None:
@@ -405,7 +398,8 @@ class LightGBMParams:
 
     def _lgb_config(self) -> tuple[dict, int]:
         n_estimators = check_positive_int(self.n_estimators, "n_estimators")
-        learning_rate = check_positive_float(self.learning_rate, "learning_rate")
+        learning_rate = check_positive_number(self.learning_rate, "learning_rate",
+                                              "the boosting step")
         num_leaves = check_positive_int(self.num_leaves, "num_leaves")
         if num_leaves < 2:
             raise ValueError(f"num_leaves must be an integer >= 2; got {self.num_leaves!r}.")

@@ -42,14 +42,14 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import SGDClassifier
 
-from core._validation import as_generator, check_choice, check_positive_int, check_scores
-from core.models._base import (
-    BaseModel,
-    FeatureInfo,
-    check_callback,
-    check_positive_float,
-    seed_from,
+from core._validation import (
+    as_generator,
+    check_choice,
+    check_positive_int,
+    check_positive_number,
+    check_scores,
 )
+from core.models._base import BaseModel, FeatureInfo, check_callback, seed_from
 from core.models.lambdamart import ranking_queries
 
 __all__ = ["LOSSES", "MULTICLASS", "LinearPairwiseAUC"]
@@ -124,7 +124,7 @@ class LinearPairwiseAUC(BaseModel):
         self.__dict__.pop("n_pairs_", None)
         check_choice(self.multiclass, "multiclass", MULTICLASS)
         check_choice(self.loss, "loss", LOSSES)
-        alpha = check_positive_float(self.alpha, "alpha")
+        alpha = check_positive_number(self.alpha, "alpha", "L2 regularisation strength")
         per_query = check_positive_int(self.max_pairs_per_query, "max_pairs_per_query")
         cap = check_positive_int(self.max_pairs, "max_pairs")
         max_iter = check_positive_int(self.max_iter, "max_iter")

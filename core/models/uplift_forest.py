@@ -70,14 +70,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import as_generator, check_choice, check_positive_int
-from core.models._base import (
-    BaseModel,
-    FeatureInfo,
-    check_callback,
-    check_positive_float,
-    check_uplift_fit,
+from core._validation import (
+    as_generator,
+    check_choice,
+    check_positive_int,
+    check_positive_number,
 )
+from core.models._base import BaseModel, FeatureInfo, check_callback, check_uplift_fit
 
 __all__ = ["CRITERIA", "UpliftRandomForest"]
 
@@ -148,7 +147,7 @@ class UpliftRandomForest(BaseModel):
         max_bins = check_positive_int(self.max_bins, "max_bins")
         if not 2 <= max_bins <= 63:
             raise ValueError(f"max_bins must be an integer in [2, 63]; got {self.max_bins!r}.")
-        n_reg = check_positive_float(self.n_reg, "n_reg")
+        n_reg = check_positive_number(self.n_reg, "n_reg", "pseudo-rows shrinking to the parent")
         min_gain = float(self.min_gain)
         n_features = frame.shape[1]
         k = _n_drawn(self.max_features, n_features)
