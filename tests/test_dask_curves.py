@@ -162,6 +162,11 @@ def test_bootstrap_by_partition_matches_the_in_memory_bootstrap(client):
     other = binned_bootstrap(dy, dt, ds, bins=500, n_boot=20,
                              random_state=np.random.default_rng(6))["auuc"]
     assert not other.equals(by_generator[0])  # another seed, other draws
+    # the shared seed rule: a SeedSequence is a random_state too (it was refused), and
+    # SeedSequence(3) is what the integer 3 means, so it draws the same replicates
+    by_sequence = binned_bootstrap(dy, dt, ds, bins=500, n_boot=200,
+                                   random_state=np.random.SeedSequence(3))
+    assert by_sequence["auuc"].equals(res["auuc"])
     with pytest.raises(ValueError,
                        match=r"random_state must be an integer in 0 … 2\*\*32 − 1; got -1"):
         binned_bootstrap(dy, dt, ds, bins=500, n_boot=2, random_state=-1)

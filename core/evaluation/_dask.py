@@ -62,12 +62,12 @@ from typing import Any
 import numpy as np
 
 from core._validation import (
+    as_generator,
     check_binary,
     check_cutoffs,
     check_outcome,
     check_positive_int,
     check_scores,
-    check_seed,
     check_uplift_inputs,
     distinct_and_nonfinite,
 )
@@ -434,10 +434,9 @@ def binned_bootstrap(y: Any, t: Any, score: Any, *, bins: int = 1_000, n_boot: i
             out[r] = _code_counts(b, yb, tb, n_bins, weights=rng.poisson(1.0, b.shape[0]))
         return out
 
-    root = (random_state.bit_generator.seed_seq  # a Generator: continue its seed sequence
-            if isinstance(random_state, np.random.Generator)
-            else np.random.SeedSequence(None if random_state is None
-                                        else check_seed(random_state)))
+    # the shared seed rule (None, int, SeedSequence, Generator, RandomState); a Generator's
+    # own seed sequence is continued, an int's is SeedSequence(int)
+    root = as_generator(random_state).bit_generator.seed_seq
 
     def seeds(n_blocks):
         return [(s,) for s in root.spawn(n_blocks)]
