@@ -58,12 +58,13 @@ def true_auuc(tau: np.ndarray, score: np.ndarray) -> float:
     return float((np.cumsum(tau[order]) / tau.size).mean())
 
 
-def fit_score(name: str, train, test_x, *, rounds: int, seed: int) -> np.ndarray:
+def fit_score(name: str, train, test_x, *, rounds: int, seed: int,
+              threads: int = 1) -> np.ndarray:
     """Fit model ``name`` on ``train`` and return its scores of ``test_x``."""
     from core.models import LambdaMARTUplift, TwoModel
 
     keywords = MODELS[name]
-    common = {"n_estimators": rounds, "learning_rate": 0.03, "num_threads": 1,
+    common = {"n_estimators": rounds, "learning_rate": 0.03, "num_threads": threads,
               "random_state": seed}
     model = (TwoModel(**common) if keywords is None
              else LambdaMARTUplift("pcg", **keywords, **common))
@@ -71,9 +72,13 @@ def fit_score(name: str, train, test_x, *, rounds: int, seed: int) -> np.ndarray
 
 
 def _mean_se(values: Sequence[float], digits: int) -> str:
+    from core.evaluation import mean_se
+
     v = np.asarray(values, dtype=np.float64)
-    se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else np.nan
-    return f"{v.mean():.{digits}f} ({se:.{digits}f})" if v.size > 1 else f"{v.mean():.{digits}f}"
+    if v.size < 2:
+        return f"{v.mean():.{digits}f}"
+    mean, se = mean_se(v)
+    return f"{mean:.{digits}f} ({se:.{digits}f})"
 
 
 def main(argv: Sequence[str] | None = None) -> str:
@@ -98,14 +103,17 @@ def main(argv: Sequence[str] | None = None) -> str:
            f"{rounds} rounds at lr 0.03; scored on {args.test_rows:,} test rows by the known τ. "
            f"True AUUC of random targeting {random_auuc:.4f}, of the τ ranking "
            f"{best_auuc:.4f}. Mean over seeds (standard error).", ""]
+    worlds = {(share, seed): make_uplift_world(args.rows, random_state=seed,
+                                               treated_share=share)
+              for share in SHARES for seed in range(args.seed, args.seed + seeds)}
     rows = []
     for name in MODELS:
         cells = {}
         for share in SHARES:
             auuc, rho = [], []
             for seed in range(args.seed, args.seed + seeds):
-                train = make_uplift_world(args.rows, random_state=seed, treated_share=share)
-                score = fit_score(name, train, test.X, rounds=rounds, seed=seed)
+                score = fit_score(name, worlds[share, seed], test.X, rounds=rounds, seed=seed,
+                                  threads=args.threads)
                 auuc.append(true_auuc(test.tau, score))
                 rho.append(stats.spearmanr(score, test.tau)[0])
             cells[share] = (_mean_se(auuc, 4), _mean_se(rho, 2))
