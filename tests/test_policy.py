@@ -109,6 +109,17 @@ def test_policy_value_by_hand_and_checks():
         policy_value([0, 1], [1, 0], [0, 1], [[0.5, 0.6], [0.5, 0.5]])
     with pytest.raises(ValueError, match="arm codes 0…1"):
         policy_value([0, 2], [1, 0], [0, 1], [[0.5, 0.5], [0.5, 0.5]])
+    # ipw_scores checks the experiment as policy_value does, in the same words
+    from core.evaluation import ipw_scores
+
+    prop = [[0.5, 0.5]] * 3
+    for y, t, message in (([1, 0, 1], [0, 2, 1], r"t must hold arm codes 0…1 \(propensity "
+                           r"has 2 columns\); got 0…2"),
+                          ([1, np.nan, 1], [0, 1, 1], r"y must be finite; 1 row\(s\) hold "
+                           r"NaN or infinite values \(first: row 1\)")):
+        for call in (lambda: ipw_scores(y, t, prop), lambda: policy_value([0, 0, 0], y, t, prop)):
+            with pytest.raises(ValueError, match=message):
+                call()
 
 
 def test_paired_standard_error_is_the_spread_over_re_randomisations():

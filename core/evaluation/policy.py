@@ -70,7 +70,9 @@ def _cost(cost: Any, n: int, k: int) -> np.ndarray:
     return c
 
 
-def _arms(codes: Any, name: str, n: int | None = None) -> np.ndarray:
+def _arms(codes: Any, name: str, n: int | None = None, k1: int | None = None) -> np.ndarray:
+    """Arm codes as int64, one per row (``n``), within ``0 … k1 − 1`` when ``k1`` is given
+    (the propensity's columns)."""
     a = np.asarray(codes)
     if a.ndim != 1 or (n is not None and a.shape[0] != n):
         raise ValueError(f"{name} must be 1-d with one arm code per row ({n}); got shape "
@@ -78,7 +80,27 @@ def _arms(codes: Any, name: str, n: int | None = None) -> np.ndarray:
     if a.dtype.kind not in "iub" and not (a.dtype.kind == "f" and np.all(a == np.round(a))):
         raise ValueError(f"{name} must hold integer arm codes (0 = control); got dtype "
                          f"{a.dtype}.")
-    return a.astype(np.int64)
+    a = a.astype(np.int64)
+    if k1 is not None and a.size and (a.min() < 0 or a.max() >= k1):
+        raise ValueError(f"{name} must hold arm codes 0…{k1 - 1} (propensity has {k1} "
+                         f"columns); got {a.min()}…{a.max()}.")
+    return a
+
+
+def _experiment(y: Any, t: Any, propensity: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked ``(y, t, propensity)`` of a randomised experiment: a finite 1-d outcome of
+    at least two rows, arm codes within the propensity's columns."""
+    yv = np.asarray(y, dtype=np.float64)
+    n = yv.shape[0] if yv.ndim else 0
+    if yv.ndim != 1 or n < 2:
+        raise ValueError(f"y must be a 1-d array with at least two rows; got shape "
+                         f"{yv.shape}.")
+    if not np.isfinite(yv).all():
+        bad = np.flatnonzero(~np.isfinite(yv))
+        raise ValueError(f"y must be finite; {bad.size:,} row(s) hold NaN or infinite values "
+                         f"(first: row {bad[0]}). Drop or fill them first.")
+    e = _propensity(propensity, n)
+    return yv, _arms(t, "t", n, e.shape[1]), e
 
 
 def _propensity(propensity: Any, n: int) -> np.ndarray:
@@ -150,21 +172,8 @@ def policy_terms(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> np.ndarr
     stochastic policy assigns each arm; the term is then :math:`\pi_i(t_i)\,y_i/e_{i,t_i}`
     (a uniformly random arm: :math:`y_i / ((K+1)\,e_{i,t_i})`, with no draw's noise).
     """
-    yv = np.asarray(y, dtype=np.float64)
-    n = yv.shape[0] if yv.ndim else 0
-    if yv.ndim != 1 or n < 2:
-        raise ValueError(f"y must be a 1-d array with at least two rows; got shape "
-                         f"{yv.shape}.")
-    if not np.isfinite(yv).all():
-        bad = np.flatnonzero(~np.isfinite(yv))
-        raise ValueError(f"y must be finite; {bad.size:,} row(s) hold NaN or infinite values "
-                         f"(first: row {bad[0]}). Drop or fill them first.")
-    tv = _arms(t, "t", n)
-    e = _propensity(propensity, n)
-    k1 = e.shape[1]
-    if tv.min() < 0 or tv.max() >= k1:
-        raise ValueError(f"t must hold arm codes 0…{k1 - 1} (propensity has {k1} columns); "
-                         f"got {tv.min()}…{tv.max()}.")
+    yv, tv, e = _experiment(y, t, propensity)
+    n, k1 = yv.shape[0], e.shape[1]
     weight = yv / e[np.arange(n), tv]
     if np.ndim(assigned_arm) == 2:
         prob = np.asarray(assigned_arm, dtype=np.float64)
@@ -177,11 +186,7 @@ def policy_terms(assigned_arm: Any, y: Any, t: Any, propensity: Any) -> np.ndarr
                              "summing to 1 over the arms in every row (0 for an arm it never "
                              "gives).")
         return prob[np.arange(n), tv] * weight
-    pi = _arms(assigned_arm, "assigned_arm", n)
-    if pi.min() < 0 or pi.max() >= k1:
-        raise ValueError(f"assigned_arm must hold arm codes 0…{k1 - 1} (propensity has {k1} "
-                         f"columns); got {pi.min()}…{pi.max()}.")
-    return (tv == pi) * weight
+    return (tv == _arms(assigned_arm, "assigned_arm", n, k1)) * weight
 
 
 def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, *,
@@ -237,14 +242,7 @@ def mean_se(terms: np.ndarray) -> tuple[float, float]:
 def ipw_scores(y: Any, t: Any, propensity: Any) -> np.ndarray:
     r"""Unbiased per-unit uplift scores of every treatment arm vs control, shape (n, K):
     :math:`\Gamma_{ik} = 1[t_i=k]\,y_i/e_{ik} - 1[t_i=0]\,y_i/e_{i0}`."""
-    yv = np.asarray(y, dtype=np.float64)
-    n = yv.shape[0]
-    if yv.ndim != 1 or not np.isfinite(yv).all():
-        raise ValueError("y must be a finite 1-d array (NaN or infinite outcomes have no "
-                         "score: drop or fill them first).")
-    tv, e = _arms(t, "t", n), _propensity(propensity, n)
-    if tv.min() < 0 or tv.max() >= e.shape[1]:
-        raise ValueError(f"t must hold arm codes 0…{e.shape[1] - 1}.")
+    yv, tv, e = _experiment(y, t, propensity)
     arms = np.arange(1, e.shape[1])
     treated = (tv[:, None] == arms) * yv[:, None] / e[:, 1:]
     control = (tv == 0) * yv / e[:, 0]
