@@ -290,8 +290,16 @@ def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_pa
         page.set_default_timeout(60_000)
         page.goto(f"{app_url}/train?{link}")
         page.get_by_text("Dataset: criteo_like.parquet · 300,000 rows").wait_for()
-        # the paper's budget (500 trees): still running when Cancel comes, on any machine
+        # the paper's budget on 20 repeated splits: ~20 x 14 s of training here, so the jobs
+        # still run when Cancel comes on any machine (one split ended before a slow machine
+        # had drawn the Train page again: no Cancel button was left to click)
         page.get_by_text("as in the paper (500 trees, lr 0.01)").click()
+        page.get_by_text("repeated splits").click()
+        repetitions = page.get_by_role("spinbutton", name="Repetitions")
+        sync_api.expect(repetitions).to_be_enabled()
+        repetitions.fill("20")
+        repetitions.press("Enter")
+        sync_api.expect(repetitions).to_have_value("20")
         page.wait_for_timeout(1000)
         page.get_by_role("button", name="Train", exact=True).click()
         page.get_by_text("round ").first.wait_for(timeout=120_000)  # "round 3/500, …"
@@ -300,9 +308,15 @@ def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_pa
         page.get_by_role("link", name="Glossary", exact=True).click()  # responsive meanwhile
         page.get_by_role("heading", name="Glossary").wait_for()
         page.get_by_role("link", name="Train", exact=True).click()
-        page.get_by_role("button", name="Cancel").first.click()
+        cancel = page.get_by_role("button", name="Cancel", disabled=False)  # not "Cancelling"
+        cancel.first.click()
         page.get_by_text("Cancelled — nothing was stored.").first.wait_for(timeout=30_000)
         _assert_clean(page, "Train page after Cancel")
+        while cancel.count():  # the other model's job too: nothing left running
+            cancel.first.click()
+            page.wait_for_timeout(1500)
+        sync_api.expect(page.get_by_text("Cancelled — nothing was stored.")).to_have_count(
+            2, timeout=60_000)
         page.screenshot(path=str(tmp_path / "cancelled.png"))
         browser.close()
 
