@@ -9,6 +9,7 @@ missing browser is a failure, so the test can never silently not run there.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -162,8 +163,10 @@ def test_hillstrom_survives_a_reload_then_three_split_runs_and_a_report(app_url,
         page.get_by_text("Dataset: Hillstrom").first.wait_for()
         page.get_by_text("repeated splits").click()
         repeats = page.get_by_role("spinbutton", name="Repetitions")
+        sync_api.expect(repeats).to_be_enabled()  # the click's rerun has enabled it
         repeats.fill("3")
         repeats.press("Enter")
+        sync_api.expect(repeats).to_have_value("3")
         page.wait_for_timeout(1000)
         page.get_by_role("button", name="Train", exact=True).click()
         page.get_by_text("Trained in").first.wait_for(timeout=300_000)
@@ -260,7 +263,9 @@ def test_several_arms_on_hillstrom_reaches_policies_qini_and_calibration(app_url
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.get_by_role("link", name="Train", exact=True).click()
         page.get_by_role("button", name="Train per arm", exact=True).click()
-        page.wait_for_timeout(1_000)
+        # queued before leaving: a page switch during the click's rerun would drop the click,
+        # and Compare watches only the per-arm jobs that exist when it is drawn
+        page.get_by_text(re.compile(r" — (queued|running|done)$")).first.wait_for()
         nav.get_by_role("link", name="Compare", exact=True).click()
         page.get_by_text("Policies: value per customer").wait_for(timeout=180_000)
         page.get_by_text("Multi-armed Qini curve").first.wait_for()
@@ -302,7 +307,9 @@ def test_large_file_by_path_trains_in_the_background_and_cancels(app_url, tmp_pa
         sync_api.expect(repetitions).to_have_value("20")
         page.wait_for_timeout(1000)
         page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("round ").first.wait_for(timeout=120_000)  # "round 3/500, …"
+        # "split 1/20, round 3/500, …": a job is running (a plain "round " would also match
+        # the Budget's "100 rounds" at once, and the page switch below could drop the click)
+        page.get_by_text(re.compile(r"round \d+/500")).first.wait_for(timeout=120_000)
         _assert_clean(page, "Train page while training")
 
         page.get_by_role("link", name="Glossary", exact=True).click()  # responsive meanwhile
