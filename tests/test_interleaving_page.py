@@ -42,7 +42,7 @@ def job_status(at: AppTest):
     return common.runner().status(at.session_state["il_job"][0])
 
 
-def run_until_done(at: AppTest, limit: float = 30.0) -> AppTest:
+def run_until_done(at: AppTest, limit: float = 120.0) -> AppTest:
     """Click Run simulation, then rerun the page (as its fragment would) until the job ends."""
     at.button(key="il_run").click().run()
     common.runner().wait(at.session_state["il_job"][0], timeout=limit)
@@ -107,7 +107,7 @@ def test_world_built_from_the_current_dataset():
     at.selectbox(key="il_ds_a").set_value("true effect τ(x)")
     at.selectbox(key="il_ds_b").set_value("Random ranker (seed 0)")
     at.number_input(key="il_pool").set_value(20)
-    at = run_until_done(small(at, counts="10, 50, 100, 500"), limit=40)
+    at = run_until_done(small(at, counts="10, 50, 100, 500"))
     assert "150 users" in texts(at.info) and "500" in texts(at.info)  # 3000 rows / 20
     assert list(at.dataframe[1].value.index) == FIVE
     assert at.metric[0].value.startswith("+")  # the oracle beats a random ranker
@@ -156,7 +156,7 @@ def test_cancel_stops_a_long_simulation():
     at.run()
     assert job_status(at).state == "running" and at.button(key="il_cancel")
     at.button(key="il_cancel").click().run()
-    assert common.runner().wait(job_id, 10).state == "cancelled"
+    assert common.runner().wait(job_id, 60).state == "cancelled"
     at.run()
     assert "cancelled" in texts(at.info)
 
@@ -234,7 +234,7 @@ def test_a_model_trained_on_the_train_page_is_a_ranker(tmp_path):
     at.selectbox(key="il_ds_a").set_value(trained[0])
     at.selectbox(key="il_ds_b").set_value("Random ranker (seed 0)")
     at.number_input(key="il_pool").set_value(20)
-    at = run_until_done(small(at, counts="10, 30, 60"), limit=60)
+    at = run_until_done(small(at, counts="10, 30, 60"))
     assert at.metric[1].value == "60"  # users: 1,200 test rows (30 %) / 20 per pool
     assert list(at.dataframe[1].value.index) == FIVE
 

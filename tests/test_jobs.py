@@ -205,15 +205,15 @@ def test_shared_job_cancelled_by_one_session_keeps_running_for_the_other(runner)
 
 
 # --------------------------------------------------------------------------- cancel
-def test_cancel_stops_a_running_job_within_two_seconds(runner):
+def test_cancel_stops_a_running_job_at_its_next_round(runner):
     c = toy(n_estimators=2000, sleep=0.05)  # 100 s if never stopped
     job = runner.submit(c, data=DATA)
     poll(runner, job, lambda s: s.round >= 3)
-    t0 = time.monotonic()
     assert runner.cancel(job)
-    s = runner.wait(job, 2.0)
-    latency = time.monotonic() - t0
-    assert s.state == "cancelled" and latency < 2.0, (s, latency)
+    s = runner.wait(job, WAIT)
+    # the model stopped itself at a round's callback ("Cancelled."), not killed after the
+    # grace period ("… the training process was stopped"): no wall-clock limit to race
+    assert (s.state, s.message) == ("cancelled", "Cancelled."), s
     assert 3 <= s.round < s.total == 2000
     assert not runner.store.exists(c.run_id())
     job_dir = runner.store.root / "_jobs" / job
@@ -225,13 +225,13 @@ def test_cancel_kills_a_model_that_never_reports_then_the_next_job_runs(runner):
     c = toy(n_estimators=1, sleep=60.0, report=False)  # one silent 60 s round
     job = runner.submit(c, data=DATA)
     poll(runner, job, lambda s: s.split == 1)  # inside fit
-    t0 = time.monotonic()
     with runner._lock:  # the worker cannot be stopped meanwhile: the request is seen
         runner.cancel(job)
         s = runner.status(job)
     assert s.state == "running" and s.cancelling and s.message == "Cancelling…"
-    s = runner.wait(job, 2.0)
-    assert s.state == "cancelled" and time.monotonic() - t0 < 2.0
+    s = runner.wait(job, WAIT)
+    # killed after the grace period, long before its silent 60 s round could end
+    assert (s.state, s.message) == ("cancelled", "Cancelled (the training process was stopped).")
     assert not runner.store.exists(c.run_id())
     after = runner.wait(runner.submit(toy(n_estimators=2, tag=9), data=DATA), WAIT)
     assert after.state == "done"  # a fresh worker took over
@@ -389,7 +389,9 @@ def test_two_sessions_submitting_at_once_see_only_their_own_jobs(runner):
 
 # --------------------------------------------------------------------------- progress
 def test_progress_is_monotone_and_reaches_the_total(runner):
-    c = RunConfig.for_data(DATA, "toy", {"n_estimators": 20, "sleep": 0.01},
+    # 3 s in all: the progress file is written at most 10 times a second, and a test
+    # process descheduled for a while must still see several readings
+    c = RunConfig.for_data(DATA, "toy", {"n_estimators": 20, "sleep": 0.05},
                            scheme="repeated", n_repeats=3)
     job = runner.submit(c, data=DATA)
     seen = []

@@ -46,9 +46,22 @@ def wait_for(at, states, timeout=120.0, cancel_when_running=False, clean=True):
     raise AssertionError(f"jobs did not reach {states}: {job_lines(at)}")
 
 
-def small_world(at: AppTest) -> AppTest:
-    at.selectbox(key="data_world_n").set_value(5000)
+def small_world(at: AppTest, n: int = 5000) -> AppTest:
+    at.selectbox(key="data_world_n").set_value(n)
     return assert_clean(at.button(key="data_load").click().run())
+
+
+def long_lambdamart(at: AppTest) -> AppTest:
+    """The Train page set for a job that outlasts the test: LambdaMART with the paper's
+    budget on 20 repeated splits of the 100k-row world (~2.3 s a split here, ~47 s in all;
+    5,000 rows and 10 splits took ~7 s, which a fast machine could finish before a test's
+    few reruns reach its Cancel)."""
+    small_world(at, 100_000)
+    assert_clean(at.switch_page("pages/train.py").run())
+    at.multiselect(key="train_models").set_value(["LambdaMART uplift (Devriendt et al. 2020)"])
+    at.radio(key="train_preset").set_value("paper")
+    assert_clean(at.radio(key="train_scheme").set_value("repeated").run())
+    return assert_clean(at.number_input(key="train_repeats").set_value(20).run())
 
 
 def test_train_two_models_then_compare_with_intervals():
@@ -78,11 +91,7 @@ def test_train_two_models_then_compare_with_intervals():
 
 
 def test_cancel_a_long_job():
-    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
-    assert_clean(at.switch_page("pages/train.py").run())
-    at.multiselect(key="train_models").set_value(["LambdaMART uplift (Devriendt et al. 2020)"])
-    at.radio(key="train_preset").set_value("paper")
-    assert_clean(at.radio(key="train_scheme").set_value("repeated").run())
+    at = long_lambdamart(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
     assert_clean(at.button(key="train_go").click().run())
     lines = wait_for(at, ("cancelled",), cancel_when_running=True)
     assert "Cancelled" in texts(at.warning)
@@ -91,14 +100,9 @@ def test_cancel_a_long_job():
 
 def test_a_job_of_a_reloaded_tab_is_shown_and_can_be_cancelled():
     # a reload starts a new session: the running job was listed by the old session only
-    first = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
-    assert_clean(first.switch_page("pages/train.py").run())
-    first.multiselect(key="train_models").set_value(
-        ["LambdaMART uplift (Devriendt et al. 2020)"])
-    first.radio(key="train_preset").set_value("paper")
-    assert_clean(first.radio(key="train_scheme").set_value("repeated").run())
+    first = long_lambdamart(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
     assert_clean(first.button(key="train_go").click().run())
-    again = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    again = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()), 100_000)
     assert_clean(again.switch_page("pages/train.py").run())
     lines = wait_for(again, ("cancelled",), cancel_when_running=True)
     assert len(lines) == 1 and lines[0].startswith("**LambdaMART")
