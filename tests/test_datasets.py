@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -724,9 +723,7 @@ def test_paper_simulation_is_seeded_and_validated():
 
 
 def test_uplift_world_is_a_randomised_test_with_known_effect():
-    t0 = time.perf_counter()
     w = make_uplift_world(20_000, random_state=0)
-    assert time.perf_counter() - t0 < 1.0
     assert w.n == 20_000
     np.testing.assert_allclose(w.tau, w.extra["p1"] - w.extra["p0"])
     np.testing.assert_array_equal(w.scores["true effect τ(x)"], w.tau)

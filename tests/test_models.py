@@ -8,7 +8,6 @@ every model must predict the arms' observed response-rate difference) and the kn
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -526,15 +525,6 @@ def test_bad_ranker_arguments():
         LinearPairwiseAUC(multiclass="ovr").fit(X, rel, qid)
     with pytest.raises(ValueError, match="relevance must hold at least two distinct values"):
         LambdaMARTRanker().fit(X, np.ones(100), qid)
-
-
-# --------------------------------------------------------------------------- speed
-@pytest.mark.slow
-def test_forest_10k_rows_100_trees_is_fast():
-    data = make_uplift_world(10_000, random_state=2)
-    start = time.perf_counter()
-    UpliftRandomForest(n_estimators=100, random_state=0).fit(data.X, data.y, data.t)
-    assert time.perf_counter() - start < 20.0
 
 
 def test_builtin_lambdarank_is_lightgbms_own_objective():
