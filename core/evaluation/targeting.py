@@ -59,7 +59,7 @@ from core._validation import (
     check_positive_int,
     check_scores,
     check_uplift_inputs,
-    reason_from_counts,
+    undefined_reason,
 )
 from core.evaluation._kernel import (
     TIES,
@@ -398,7 +398,7 @@ def uplift_by_decile(y, t, score, *, bins: int = 10, level: float = 0.95) -> pd.
         )
     if not y.any():  # 0 − 0 with a zero-width interval would read as a certain "no effect"
         warnings.warn(f"The uplift by bin is undefined because "
-                      f"{reason_from_counts(1, 1, False)}; returning nan.",
+                      f"{undefined_reason(y, t)}; returning nan.",
                       UndefinedMetricWarning, stacklevel=2)
         uplift = se = np.full(size - 1, np.nan)
     return pd.DataFrame({
