@@ -221,7 +221,8 @@ def test_decile_without_an_arm_warns_and_is_nan():
 
 def test_deciles_of_an_outcome_that_is_always_0_are_nan_not_a_certain_zero():
     t = np.tile([1, 0], 50)
-    with pytest.warns(UndefinedMetricWarning, match=r"by bin is undefined because there are no responders \(y is all 0\)"):
+    with pytest.warns(UndefinedMetricWarning,
+                      match=r"by bin is undefined because there are no responders \(y is all 0\)"):
         table = uplift_by_decile(np.zeros(100, int), t, np.arange(100.0), bins=5)
     assert (table["response_rate_treated"] == 0).all() and (table["n"] == 20).all()
     assert table[["uplift", "ci_low", "ci_high"]].isna().all().all()
