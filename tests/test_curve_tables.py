@@ -1,4 +1,5 @@
-"""core.evaluation.curve_tables: the tidy tables pages plot and export agree with core.evaluation.curves."""
+"""core.evaluation.curve_tables: the tidy tables pages plot and export agree with
+core.evaluation.curves."""
 
 from __future__ import annotations
 

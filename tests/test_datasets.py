@@ -638,7 +638,8 @@ def test_hillstrom_other_arms_and_outcomes(shared_data):
     assert (anyarm.n_treated, anyarm.n_control) == (21_387 + 21_307, 21_306)
     spend = load_hillstrom("womens", "spend>0", data_dir=shared_data, allow_download=False)
     np.testing.assert_array_equal(spend.y, (spend.extra["spend"] > 0).astype(np.int8))
-    with pytest.raises(ValueError, match=r"arm must be one of 'womens', 'mens', 'any', 'all'; got 'kids'"):
+    with pytest.raises(ValueError,
+                       match=r"arm must be one of 'womens', 'mens', 'any', 'all'; got 'kids'"):
         load_hillstrom("kids")
 
 

@@ -1,4 +1,5 @@
-"""Tests for core.interleaving.estimators (Sato 2021): propensities, list designs, estimators, simulator.
+"""Tests for core.interleaving.estimators (Sato 2021): propensities, list designs, estimators,
+simulator.
 
 References used here never come from the code under test: propensities are checked against
 hand-derived values, exact enumeration of Algorithm 1 with fractions and Monte-Carlo runs;

@@ -1,4 +1,5 @@
-"""Tests for core.interleaving.worlds: latent-factor worlds, presets, rankers, worlds from A/B data."""
+"""Tests for core.interleaving.worlds: latent-factor worlds, presets, rankers, worlds from A/B
+data."""
 
 from __future__ import annotations
 

@@ -241,8 +241,9 @@ def as_table(data: ABData, *, rows: int | None = None, treatment: str | None = N
              outcome: str | None = None, arms: bool = True) -> pd.DataFrame:
     """The features of the first ``rows`` rows (all by default) with the treatment and the
     outcome as two more columns — for an A/B/n experiment, with ``arms``, the arm names and
-    its outcome (an amount stays an amount), else the 0/1 codes of ``t`` and ``y``.  Names as in :func:`to_csv_bytes`: a name a feature already
-    has gets ``_ab`` (the Data page's preview overwrote a feature named ``treatment``)."""
+    its outcome (an amount stays an amount), else the 0/1 codes of ``t`` and ``y``.  Names as
+    in :func:`to_csv_bytes`: a name a feature already has gets ``_ab`` (the Data page's
+    preview overwrote a feature named ``treatment``)."""
     if not isinstance(data, ABData):
         raise TypeError(f"data must be an ABData; got {type(data).__name__}.")
     names = []

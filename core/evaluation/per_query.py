@@ -39,8 +39,8 @@ from core.evaluation._queries import checked_lists, rank
 from core.evaluation.auc_metrics import _auc_per_query, _mauc_per_query
 from core.evaluation.metrics import _ap_per_query, _ndcg_per_query, p_ndcg
 
-__all__ = ["PROBABILITY_METHODS", "RELEVANT_BINS", "by_relevant_count", "discount_table", "per_query_metrics",
-           "score_to_probability"]
+__all__ = ["PROBABILITY_METHODS", "RELEVANT_BINS", "by_relevant_count", "discount_table",
+           "per_query_metrics", "score_to_probability"]
 
 #: How :func:`score_to_probability` turns a ranking score into a probability.
 PROBABILITY_METHODS = ("platt", "rank")

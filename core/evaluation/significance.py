@@ -107,8 +107,8 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
         res = stats.ttest_rel(x, y)
         return float(res.statistic), float(res.pvalue)
     n_perm = check_positive_int(n_permutations, "n_permutations")
-    res = stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis), vectorized=True,
-                                 permutation_type="samples", n_resamples=n_perm,
+    res = stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis),
+                                 vectorized=True, permutation_type="samples", n_resamples=n_perm,
                                  alternative="two-sided", random_state=as_generator(random_state))
     return float(res.statistic), float(min(1.0, res.pvalue))
 
@@ -210,7 +210,8 @@ def verdict(row: Mapping, *, metric_label: str | None = None,
     ...          "mean_b": 0.701, "difference": 0.033, "n_queries": 156, "p_value": 0.001,
     ...          "p_adjusted": 0.003, "significant": True, "winner": "λ-MAUC",
     ...          "correction": "holm", "n_pairs": 3}, metric_label="MAUC")
-    "λ-MAUC beats Linear on MAUC (0.734 vs 0.701, p = 0.003 after Holm's correction over 3 pairs, 156 queries)."
+    "λ-MAUC beats Linear on MAUC (0.734 vs 0.701, p = 0.003 after Holm's correction over 3
+    pairs, 156 queries)."
     """
     label = metric_label or str(row["metric"])
     if alpha is None:

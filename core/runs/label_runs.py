@@ -39,9 +39,9 @@ from core.evaluation.significance import holm
 from core.runs.takeaway import fmt_p
 from core.runs.tasks import TaskSpec
 
-__all__ = ["C_GRID", "DEFAULTS", "FIXED", "GENERATORS", "LAM_GRID", "METHODS", "PAPER_TABLE1", "PROTOCOL", "TUNED",
-           "LabelExperiment", "experiment_task", "holm", "load_experiment", "make_data",
-           "run_experiment", "submit_experiment", "too_few_users"]
+__all__ = ["C_GRID", "DEFAULTS", "FIXED", "GENERATORS", "LAM_GRID", "METHODS", "PAPER_TABLE1",
+           "PROTOCOL", "TUNED", "LabelExperiment", "experiment_task", "holm", "load_experiment",
+           "make_data", "run_experiment", "submit_experiment", "too_few_users"]
 
 TASK = "core.runs.label_runs:experiment_task"
 

@@ -173,7 +173,8 @@ def definition_sentence(ranks: pd.DataFrame) -> str:
     >>> ranks = pd.DataFrame({"winner": ["A", "B", "A"]},
     ...                      index=["uplift_joint_rel", "qini_sep_abs", "qini_joint_abs"])
     >>> definition_sentence(ranks)
-    'The winner depends on the definition: A under the joint relative uplift and joint absolute Qini curves; B under the separate absolute Qini curve.'
+    'The winner depends on the definition: A under the joint relative uplift and joint
+    absolute Qini curves; B under the separate absolute Qini curve.'
     """
     if not isinstance(ranks, pd.DataFrame) or "winner" not in ranks.columns:
         raise ValueError("ranks must be a definition_ranks() DataFrame with a 'winner' column; "
@@ -427,7 +428,8 @@ def takeaway(
     ...     "difference": [0.0041], "ci_low": [0.0012], "ci_high": [0.0070],
     ...     "p_value": [0.004], "verdict": ["better than B at 95 %"]})
     >>> takeaway(paired, None, cutoff=0.3, reference="B")
-    'At 30 % targeting depth, on one test split, A leads B by 0.0041 AUUC (95 % CI 0.0012 to 0.0070, p = 0.004): A is better.'
+    'At 30 % targeting depth, on one test split, A leads B by 0.0041 AUUC (95 % CI 0.0012 to
+    0.0070, p = 0.004): A is better.'
     """
     cutoff = check_fraction(cutoff, "cutoff")
     level = check_level(level)
