@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from core.runs.views import display_labels, test_splits
+from core.runs.views import display_labels
 from ui import common
 from ui import compare_view as view
 from ui.charts import run_colors
@@ -39,7 +39,7 @@ if not chosen:
 with common.guard("Comparing the runs"):
     selected = [runs[rid] for rid in chosen]
     ids, names = tuple(chosen), [labels[rid] for rid in chosen]
-    _, splits = test_splits(selected)
+    splits = view.load_splits(ids, selected)
     colors = {labels[rid]: color for rid, color in run_colors(chosen).items()}
     fig, bands = view.curves_section(ids, selected, splits, names, definition=definition,
                                      cutoff=cutoff, band_kind=band_kind, colors=colors)

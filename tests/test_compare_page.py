@@ -177,6 +177,22 @@ def test_definition_cutoff_and_runs_carry_from_page_to_page(page):
     assert at.slider(key="cmp_cutoff").value == 50
 
 
+def test_a_widget_change_reads_no_score_file_again(page, monkeypatch):
+    """The runs' test splits are read once per choice of runs, not on every rerun (at 14M
+    rows each run's split file is ~76 MB)."""
+    from core.runs.store import Run
+
+    at, runs = page
+    assert_clean(at.multiselect(key="cmp_runs").set_value([r.run_id for r in runs]).run())
+    read = []
+    original = Run.scores
+    monkeypatch.setattr(Run, "scores", lambda self, i=0: read.append(i) or original(self, i))
+    for cutoff in (20, 40):
+        assert_clean(at.slider(key="cmp_cutoff").set_value(cutoff).run())
+    assert_clean(at.number_input(key="cmp_cost").set_value(0.5).run())
+    assert read == []
+
+
 def test_the_reference_run_is_kept_while_the_bootstrap_is_off(page):
     """The reference run is picked beside the paired tests; switching the bootstrap off and on
     again (the selectbox is not drawn meanwhile) keeps the analyst's choice."""

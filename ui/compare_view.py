@@ -87,6 +87,17 @@ profit_figure = st.cache_resource(show_spinner=False, max_entries=32)(charts.pro
 decile_figure = st.cache_resource(show_spinner=False, max_entries=32)(charts.decile_figure)
 
 
+@st.cache_resource(show_spinner="Reading the runs' test scores…", max_entries=2)
+def load_splits(ids: tuple, _runs: Sequence[Run], value_column: str | None = None,
+                _value=None) -> list:
+    """The test splits the runs ``ids`` share (:func:`core.runs.views.test_splits`), read
+    from their score files once, not on every rerun (at 14M rows ~76 MB a run and split);
+    with ``_value`` (the data's column ``value_column``) attached to each split's rows.
+    The ids identify the runs, hence their data and its columns.  ``cache_resource``: the
+    page never modifies a split; two entries, the splits and the splits with a value."""
+    return test_splits(_runs, value=_value)[1]
+
+
 @st.cache_data(show_spinner="Computing AUUC on every split…", max_entries=64)
 def auuc(ids: tuple, _splits, definition: str, cutoffs: tuple):
     return over.auuc_over_splits(_splits, definition=definition, cutoffs=cutoffs)
@@ -689,7 +700,8 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     per_resp = v2.number_input("Value per response", 0.0, 1e9, 10.0, key="cmp_value",
                                disabled=value_col != "fixed value per response")
     fixed = value_col == "fixed value per response"
-    econ_splits = splits if fixed else test_splits(selected, value=data.extra[value_col])[1]
+    econ_splits = splits if fixed else load_splits(ids, selected, value_col,
+                                                   data.extra[value_col])
     curves, depth, band_note = profit(ids, econ_splits, cost, (value_col, per_resp),
                                       per_resp if fixed else None)
     equivalent = {name: (row["equivalent_low"], row["equivalent_high"])
