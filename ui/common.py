@@ -77,17 +77,16 @@ class Upload:
     content: bytes = field(repr=False)
 
 
-@st.cache_data(show_spinner="Mapping the columns…", max_entries=8)
-def _mapped_upload(key: str, name: str, mapping: tuple, _content: bytes) -> ABData:
-    frame, warnings = _upload_frame(key, _content)
-    return datasets.map_ab_frame(frame, warnings=warnings, name=name, **dict(mapping))
-
-
 def read_uploaded(upload: Upload, mapping: tuple) -> ABData:
-    """An uploaded CSV with a column mapping (hashable tuple of items): the table the mapping
-    step parsed (:func:`_upload_frame`) mapped by :func:`core.data.map_ab_frame` — the same
-    result as :func:`core.data.read_ab_csv` without parsing the file again."""
-    return _mapped_upload(upload.key, upload.name, mapping, upload.content)
+    """An uploaded CSV with a column mapping (tuple of items): the table the mapping step
+    parsed (:func:`_upload_frame`) mapped by :func:`core.data.map_ab_frame` — the same
+    result as :func:`core.data.read_ab_csv` without parsing the file again.  Not cached: it
+    runs once per *Use this CSV* click, and the session keeps the result (a ``cache_data``
+    entry pickled a copy of the whole dataset per mapping)."""
+    frame, warnings = _upload_frame(upload.key, upload.content)
+    with st.spinner("Mapping the columns…"):
+        return datasets.map_ab_frame(frame, warnings=warnings, name=upload.name,
+                                     **dict(mapping))
 
 
 @st.cache_data(show_spinner=False)
