@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, job_panel, listed_jobs
+from ui.jobs import interrupted_tasks, job_panel
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -46,8 +46,7 @@ if st.button("Train", type="primary", key="rk_train", disabled=not models):
                                         preset=preset, seed=int(seed), session=sid)
 
 st.subheader("Jobs")
-job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open,
-                                           targets=(ltr_runs.TASK,)),
+job_panel(runner, sid, (ltr_runs.TASK,),
           done_key="rk_done", cancel_key="rk_cancel_", newest_first=True,
           empty="No jobs yet: pick models and press Train. Training runs in the background; "
                 "you can leave the page.")

@@ -18,7 +18,7 @@ from core.runs.presets import (
 from core.runs.store import RunConfig
 from ui import common
 from ui.glossary import GLOSSARY
-from ui.jobs import job_panel, listed_jobs
+from ui.jobs import job_panel
 from ui.multiarm_view import train_section
 from ui.train_view import trained_runs
 
@@ -98,8 +98,7 @@ head, toggle = st.columns([3, 2], vertical_alignment="bottom")
 head.subheader("Jobs")
 common.remember("train_all_jobs", False)
 show_all = toggle.toggle("Show jobs of all datasets", key="train_all_jobs")
-job_panel(runner, sid, lambda: listed_jobs(runner, sid, is_open=common.session_is_open,
-                                           targets=(None, multiarm_runs.TASK)),  # + per arm
+job_panel(runner, sid, (None, multiarm_runs.TASK),  # + per arm
           done_key="train_done", cancel_key="cancel_", fingerprint=fingerprint,
           show_all=show_all, empty="No jobs on this dataset yet: pick models and press Train.")
 

@@ -81,9 +81,8 @@ def listed_jobs(runner: JobRunner, session: str, *,
     return out, mine
 
 
-def job_panel(runner: JobRunner, session: str,
-              collect: Callable[[], tuple[list[JobStatus], set[str]]], *, done_key: str,
-              cancel_key: str, empty: str, fingerprint: str | None = None,
+def job_panel(runner: JobRunner, session: str, targets: tuple[str | None, ...], *,
+              done_key: str, cancel_key: str, empty: str, fingerprint: str | None = None,
               show_all: bool = True, newest_first: bool = False) -> None:
     """A page's job list, redrawn every second; reruns the whole page when a job is done.
 
@@ -94,9 +93,10 @@ def job_panel(runner: JobRunner, session: str,
     session : str
         This browser session's id: Cancel on one of its own jobs only detaches it
         (:func:`draw_job`); on any other listed job it stops it for every tab.
-    collect : callable
-        ``collect() -> (jobs, ids of session's own)``, the jobs to list: a call of
-        :func:`listed_jobs` with the page's ``targets``.
+    targets : tuple of str or None
+        The kinds of job the page starts, as :func:`listed_jobs` takes them (``None``:
+        training jobs); the panel lists them with :func:`listed_jobs`, asking
+        :func:`ui.common.session_is_open` which tabs are open.
     done_key : str
         Session-state key of the done jobs the page's runs table includes.
     cancel_key : str
@@ -109,22 +109,28 @@ def job_panel(runner: JobRunner, session: str,
     show_all : bool, default True
         List the jobs of every dataset (only with ``fingerprint``).
     newest_first : bool, default False
-        List the jobs in the reverse of ``collect``'s order.
+        List the jobs in the reverse of :func:`listed_jobs`' order.
     """
     # The done jobs the page's runs table (drawn below the panel) includes; the panel reruns
     # the page when one more is done.
-    st.session_state[done_key] = newly_done(collect()[0], set())
-    _job_list(runner, session, collect, done_key, cancel_key, empty, fingerprint, show_all,
+    st.session_state[done_key] = newly_done(_listed(runner, session, targets)[0], set())
+    _job_list(runner, session, targets, done_key, cancel_key, empty, fingerprint, show_all,
               newest_first)
 
 
+def _listed(runner: JobRunner, session: str, targets: tuple[str | None, ...]
+            ) -> tuple[list[JobStatus], set[str]]:
+    from ui import common  # looked up at each call (tests replace session_is_open)
+
+    return listed_jobs(runner, session, is_open=common.session_is_open, targets=targets)
+
+
 @st.fragment(run_every=1.0)
-def _job_list(runner: JobRunner, session: str,
-              collect: Callable[[], tuple[list[JobStatus], set[str]]], done_key: str,
+def _job_list(runner: JobRunner, session: str, targets: tuple[str | None, ...], done_key: str,
               cancel_key: str, empty: str, fingerprint: str | None, show_all: bool,
               newest_first: bool) -> None:
     """The body of :func:`job_panel` (same parameters), the part redrawn every second."""
-    jobs, mine = collect()
+    jobs, mine = _listed(runner, session, targets)
     if newly_done(jobs, st.session_state.get(done_key, set())):
         st.rerun(scope="app")  # a run finished: refresh the page's runs table
     shown = jobs if show_all or fingerprint is None else [
