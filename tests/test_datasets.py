@@ -819,6 +819,8 @@ def test_map_ab_frame_maps_a_parsed_table_and_leaves_it_as_it_was(mapping):
     kept = np.isin(arms, ["mail", "none"]) if "treatment_value" in mapping else np.ones(300, bool)
     np.testing.assert_array_equal(data.t, arms[kept] != "none")  # any treatment vs control
     np.testing.assert_array_equal(data.y, spent[kept] > 0)  # bought = yes, or spent > 0
+    if mapping.get("all_arms"):  # each row in its own arm, not only treated or not
+        np.testing.assert_array_equal(np.asarray(data.multiarm.arms)[data.multiarm.t], arms)
     if mapping.get("outcome_kind") == "continuous":
         np.testing.assert_allclose(data.multiarm.y, spent)  # the amounts as written
     assert map_ab_frame(frame, warnings=warnings, name="x.csv",

@@ -548,4 +548,7 @@ def test_use_this_csv_maps_the_table_the_mapping_step_parsed(monkeypatch):
                                     outcome="bought")
     assert data.warnings == expected.warnings and len(expected.warnings) >= 2
     assert data.fingerprint() == expected.fingerprint()
+    # and as the file was written (read_ab_csv maps with the same map_ab_frame)
+    np.testing.assert_array_equal(data.t, np.arange(120) % 2)
+    np.testing.assert_array_equal(data.y, (np.arange(120) * 7) % 3 == 0)
     assert list(data.X["shop"].cat.categories) == ["caf\xe9 0", "caf\xe9 1", "caf\xe9 2"]
