@@ -323,6 +323,10 @@ def test_an_interrupted_task_is_listed_with_its_target(tmp_path):
         assert jobs["0a"].message == ("The app was restarted while this job was running; "
                                       "nothing was stored. Start it again to rerun it.")
         assert "while this job was queued" in jobs["0b"].message
+        # a page asks for its own kinds only (None: training jobs)
+        for targets, ids in (((multiarm_runs.TASK,), ["0a"]), ((ltr_runs.TASK,), ["0b"]),
+                             ((None,), []), ((None, ltr_runs.TASK), ["0b"])):
+            assert [j.job_id for j in runner.jobs(targets=targets)] == ids
         assert runner.dismiss("0a") and [j.job_id for j in runner.jobs()] == ["0b"]
 
 

@@ -216,9 +216,10 @@ def test_a_job_another_open_tab_follows_is_not_listed_nor_cancellable_here():
             job("orphan per arm", ("C",), target="arms:task"),
             job("lost per arm", (), state="interrupted", target="arms:task")]
 
-    class Runner:
-        def jobs(self, session=None):
-            return [j for j in jobs if session is None or session in j.sessions]
+    class Runner:  # JobRunner.jobs' filters (tested on the real runner in test_jobs_restart)
+        def jobs(self, session=None, *, targets=None):
+            return [j for j in jobs if (session is None or session in j.sessions)
+                    and (targets is None or j.target in targets)]
 
     listed, mine = listed_jobs(Runner(), "A", is_open=lambda sid: sid == "B")
     # tab B is open: its jobs are its own business (they stop only from B); C's tab is gone;

@@ -63,13 +63,13 @@ def listed_jobs(runner: JobRunner, session: str, *,
     following while it runs (:func:`draw_job` says so).  Jobs ``interrupted`` by a restart
     of the app are listed for every session until one dismisses them, and count as its own.
     Returns ``(jobs, ids of session's own)``."""
-    jobs = [job for job in runner.jobs(session=session) if job.target in targets]
-    mine = {job.job_id for job in jobs}
+    every = runner.jobs(targets=targets)  # one status per job of these kinds, once
+    out = [job for job in every if session in job.sessions]
+    mine = {job.job_id for job in out}
     since = st.session_state.setdefault("jobs_listed_since", time.time())
     detached = st.session_state.setdefault(_DETACHED, set())
-    out = list(jobs)
-    for job in runner.jobs():
-        if job.job_id in mine or job.target not in targets:
+    for job in every:
+        if job.job_id in mine:
             continue
         followed = any(is_open(s) for s in job.sessions)
         if job.state == "interrupted" or (job.job_id in detached and followed
@@ -205,19 +205,15 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
         return None
 
 
-def lost_tasks(runner: JobRunner, target: str) -> list[JobStatus]:
-    """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
-    TASK`) that a restart of the app interrupted: the page that starts that kind of task
-    says they were lost (:func:`listed_jobs` on a page with a job list, else
-    :func:`interrupted_tasks`)."""
-    return [job for job in runner.jobs() if job.state == "interrupted" and job.target == target]
-
-
 def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
-    """Each of :func:`lost_tasks` with its notice and a Dismiss button (:func:`draw_job`), for
-    a page without a job panel; ``key`` starts each button's key, the job id follows."""
-    for job in lost_tasks(runner, target):
-        draw_job(job, runner, None, key=f"{key}{job.job_id}")
+    """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
+    TASK`) that a restart of the app interrupted, each with its notice and a Dismiss button
+    (:func:`draw_job`): the page that starts that kind of task says they were lost, when it
+    has no job panel (:func:`listed_jobs` lists them there); ``key`` starts each button's
+    key, the job id follows."""
+    for job in runner.jobs(targets=(target,)):
+        if job.state == "interrupted":
+            draw_job(job, runner, None, key=f"{key}{job.job_id}")
 
 
 @st.fragment(run_every=0.5)

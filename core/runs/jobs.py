@@ -84,6 +84,7 @@ import time
 import uuid
 import weakref
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,11 @@ class _Job:
     @property
     def n_steps(self) -> int:
         return 1 if isinstance(self.config, TaskSpec) else self.config.n_splits
+
+    @property
+    def target(self) -> str | None:
+        """A task's ``"module:function"``; ``None`` for a training job."""
+        return self.config.target if isinstance(self.config, TaskSpec) else None
 
     @property
     def fingerprint(self) -> str | None:
@@ -425,14 +431,18 @@ class JobRunner:
             progress = _read_json(snap["job_dir"] / "progress.json") or progress
         return _make_status(snap, progress, position, time.time())
 
-    def jobs(self, session: str | None = None, *,
-             fingerprint: str | None = None) -> list[JobStatus]:
+    def jobs(self, session: str | None = None, *, fingerprint: str | None = None,
+             targets: Collection[str | None] | None = None) -> list[JobStatus]:
         """Statuses of all jobs, oldest first; of those ``session`` submitted, and with
-        ``fingerprint`` only of those working on that data (see :attr:`JobStatus.fingerprint`)."""
+        ``fingerprint`` only of those working on that data (see :attr:`JobStatus.fingerprint`);
+        with ``targets`` only of those kinds (:attr:`JobStatus.target`: a task's
+        ``"module:function"``, ``None`` for training jobs) — a status is built only for the
+        jobs returned."""
         with self._lock:
             ids = [j.job_id for j in self._jobs.values()
                    if (session is None or session in j.sessions)
-                   and (fingerprint is None or j.fingerprint == fingerprint)]
+                   and (fingerprint is None or j.fingerprint == fingerprint)
+                   and (targets is None or j.target in targets)]
         out = []
         for job_id in ids:
             with contextlib.suppress(KeyError):
