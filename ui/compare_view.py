@@ -569,18 +569,16 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     summary, per_split = auuc(ids, splits, definition, cuts)
     boot_on = st.toggle("Bootstrap 95 % intervals and paired tests", key="cmp_boot",
                         help=GLOSSARY["Bootstrap"])
-    if st.session_state.get("cmp_ref_kept") not in chosen:
-        st.session_state["cmp_ref_kept"] = chosen[0]  # preselect: never "Choose an option"
-    reference = st.session_state["cmp_ref_kept"]
+    # the analyst's reference, kept while the bootstrap (and so its selectbox) is off
+    reference = st.session_state.get("kept_cmp_ref")
+    if reference not in chosen:
+        reference = chosen[0]  # preselect: never "Choose an option"
     boot = paired = None
     n_boot = 500  # the report's replicates when the page did not bootstrap
     if boot_on:
-        st.session_state.setdefault("cmp_ref", reference)
-        if st.session_state["cmp_ref"] not in chosen:
-            st.session_state["cmp_ref"] = reference
+        common.remember("cmp_ref", reference, options=chosen)
         reference = st.selectbox("Reference run (paired tests)", chosen, key="cmp_ref",
                                  format_func=labels.get)
-        st.session_state["cmp_ref_kept"] = reference  # kept while the bootstrap is off
         n_boot = st.select_slider("Replicates per split", [200, 500, 1000, 2000], 500,
                                   key="cmp_nboot")
         boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
