@@ -20,7 +20,7 @@ from ui import common
 from ui.glossary import GLOSSARY
 from ui.jobs import job_panel
 from ui.multiarm_view import train_section
-from ui.train_view import trained_runs
+from ui.train_view import runs_section
 
 BUDGET_HELP = ("Boosting rounds (trees) and learning rate of every LightGBM model; the forest "
                "grows 50 or 100 trees. Quick gives a first look in seconds; the paper's budget "
@@ -102,4 +102,4 @@ job_panel(runner, sid, (None, multiarm_runs.TASK),  # + per arm
           done_key="train_done", cancel_key="cancel_", fingerprint=fingerprint,
           show_all=show_all, empty="No jobs on this dataset yet: pick models and press Train.")
 
-trained_runs(runner, data, fingerprint)
+runs_section(runner, data, fingerprint)

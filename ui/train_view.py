@@ -10,7 +10,7 @@ from core.runs.jobs import JobRunner
 from core.runs.presets import run_table
 
 
-def trained_runs(runner: JobRunner, data: ABData, fingerprint: str) -> None:
+def runs_section(runner: JobRunner, data: ABData, fingerprint: str) -> None:
     """The "Trained runs on this dataset" section: a table of the stored runs, a link to the
     Compare page, and a warning (with a Delete button) for stored runs that cannot be read.
 

@@ -359,7 +359,9 @@ def read_frame(source: Any, *, nrows: int | None = None,
 def peek_csv(source: Any, *, nrows: int = 20, needs: str = AB_TABLE) -> pd.DataFrame:
     """Header and first ``nrows`` rows of a CSV, read exactly like :func:`read_frame`.
 
-    Lets the Data page show the columns before the analyst maps treatment and outcome.
+    A look at a file's columns before mapping treatment and outcome, without parsing the
+    whole file (from a notebook; the Data page previews the head of the table its mapping
+    step parses anyway, :func:`read_frame`).
     Raises :class:`~core.data.abdata.DataError` on the same problems as the full reader.
     """
     check_positive_int(nrows, "nrows")
