@@ -11,7 +11,7 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, job_panel
+from ui.jobs import job_panel
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -21,8 +21,10 @@ with common.guard("Loading the ranking data"):
     splits = view.current_splits()
 source = view.current_source()  # an upload lost with the session falls back
 view.caption()
-if splits is None:
-    interrupted_tasks(runner, ltr_runs.TASK, key="rk_cancel_")  # the job panel is not drawn
+if splits is None:  # the data cannot be read: its jobs can still be followed and cancelled
+    st.subheader("Jobs")
+    job_panel(runner, sid, (ltr_runs.TASK,), done_key="rk_done", cancel_key="rk_cancel_",
+              newest_first=True, empty="No ranking jobs.")
     st.stop()
 
 common.remember("rk_models", list(view.DEFAULT_MODELS), options=list(RANKING_MODELS))

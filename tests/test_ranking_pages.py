@@ -201,6 +201,44 @@ def test_runs_page_falls_back_from_an_unsplittable_upload_in_the_session():
     assert not any("one.txt" in c.value for c in at.caption)
 
 
+def test_runs_page_lists_its_jobs_when_the_data_cannot_be_read(monkeypatch):
+    """When the lab's data fails to load, Ranking runs names the failure and still lists its
+    ranking jobs (here one a restart interrupted), so a job can be followed, cancelled or
+    dismissed; jobs of other kinds stay off the list."""
+    import json
+    import os
+
+    import streamlit as st
+
+    from core.data import DataError
+    from core.runs import label_runs
+    from core.runs.tasks import TaskSpec
+
+    root = Path(os.environ["UPRANK_RUNS_DIR"])
+    for i, (target, label) in enumerate([(ltr_runs.TASK, "Lost ranking run"),
+                                         (label_runs.TASK, "Lost label experiment")]):
+        task = TaskSpec.make(target, {"i": i}, label=label)
+        folder = root / "_jobs" / f"job{i}"
+        folder.mkdir(parents=True)
+        (folder / "job.json").write_text(json.dumps({
+            "job_id": folder.name, "kind": "task", "run_id": task.key(), "label": task.label,
+            "data_name": None, "submitted": float(i), "config": task.to_dict()}))
+
+    def unreadable(*args, **kwargs):
+        raise DataError("The ranking file is damaged.")
+
+    monkeypatch.setattr(ltr_runs, "load_splits", unreadable)
+    st.cache_data.clear()  # an earlier test's splits must not hide the failure
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = assert_only_error(at.switch_page("pages/ranking_runs.py").run(), "damaged")
+    titles = [m.value for m in at.markdown if "— interrupted" in str(m.value)]
+    assert titles == ["**Lost ranking run** — interrupted"]
+    assert not any("Train" == b.label for b in at.button)  # nothing to train on
+    assert_only_error(at.button(key="rk_cancel_job0").click().run(), "damaged")  # Dismiss
+    assert not [m for m in at.markdown if "— interrupted" in str(m.value)]
+    assert "No ranking jobs." in [c.value for c in at.caption]
+
+
 def test_three_query_upload_with_odd_grades_warns_and_counts_queries_in_words():
     at = _open("pages/ranking_data.py")
     content = _letor(3, grades=(2.5, 0, 1))  # 3 of 9 documents have grade 2.5
