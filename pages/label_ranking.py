@@ -86,7 +86,12 @@ if st.button("Run experiment", type="primary", key="lr_run", disabled=config is 
     with common.guard("Starting the experiment"):
         job = st.session_state["lr_job"] = (view.submit(config, data), config,
                                              view.context(data))
-if job is not None and job[1] == config:  # a job's progress or failure only beside its data
+# A job's failure or cancellation shows only beside its own settings and data; while it runs
+# (and when it is done) it shows whatever the settings are now, so it is never lost from view.
+state = None if job is None else view.job_state(job[0])
+if job is not None and (job[1] == config or state in ("queued", "running", "done", "cached")):
+    if job[1] != config and state in ("queued", "running"):
+        st.caption(":material/history: An experiment with earlier settings is running:")
     if (done := view.show_job(job[0])) is not None and (
             st.session_state.get("lr_last", (None,))[0] != job[0]):
         meta, frames = done

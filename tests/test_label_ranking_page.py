@@ -158,6 +158,36 @@ def test_bench_table_reports_every_method_with_the_papers_value():
     assert "| 0.1996 |" in text and "| 0.2957 |" in text  # the paper's Table 1 beside
 
 
+def test_a_running_experiment_stays_in_view_when_the_settings_change():
+    """Changing a setting while an experiment runs keeps its progress and Cancel on the page
+    (said to be the earlier settings'); once cancelled, its notice goes with its settings."""
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    at.select_slider(key="lr_n").set_value(20_000)  # all methods, tuned: minutes of work
+    assert_clean(at.run())
+    assert_clean(at.button(key="lr_run").click().run())
+    job = at.session_state["lr_job"][0]
+    earlier = "An experiment with earlier settings is running:"
+    assert not any(earlier in str(c.value) for c in at.caption)
+    assert at.button(key="lr_cancel")  # its Cancel, beside its own settings
+    at.number_input(key="lr_seed").set_value(1)  # another experiment's settings
+    assert_clean(at.run())
+    assert any(earlier in str(c.value) for c in at.caption)
+    assert_clean(at.button(key="lr_cancel").click().run())
+    from ui import common
+
+    deadline = time.time() + 120
+    while not common.runner().status(job).is_final and time.time() < deadline:
+        time.sleep(0.5)
+    assert common.runner().status(job).state == "cancelled"
+    assert_clean(at.run())
+    assert not any(earlier in str(c.value) for c in at.caption)
+    assert not any("cancelled" in str(i.value) for i in at.info)  # not beside other settings
+    at.number_input(key="lr_seed").set_value(0)  # back to its settings: how it ended
+    assert_clean(at.run())
+    assert "Experiment cancelled; nothing was stored." in [str(i.value) for i in at.info]
+
+
 # ------------------------------------------------------------------ uploads (QA findings)
 def _upload_page(content: bytes, **text) -> AppTest:
     """The page in upload mode with ``content`` uploaded and text fields set (key: value)."""
