@@ -11,7 +11,6 @@ from core.runs.ltr_runs import RANKING_MODELS, RANKING_PRESETS
 from ui import common
 from ui import ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import job_panel
 
 common.keep_dataset_in_url()
 st.title("Ranking runs")
@@ -22,9 +21,7 @@ with common.guard("Loading the ranking data"):
 source = view.current_source()  # an upload lost with the session falls back
 view.caption()
 if splits is None:  # the data cannot be read: its jobs can still be followed and cancelled
-    st.subheader("Jobs")
-    job_panel(runner, sid, (ltr_runs.TASK,), done_key="rk_done", cancel_key="rk_cancel_",
-              newest_first=True, empty="No ranking jobs.")
+    view.jobs_section("No ranking jobs.")
     st.stop()
 
 common.remember("rk_models", list(view.DEFAULT_MODELS), options=list(RANKING_MODELS))
@@ -47,11 +44,8 @@ if st.button("Train", type="primary", key="rk_train", disabled=not models):
             ltr_runs.submit_ranking_run(runner, source, model, data=view.uploaded_data(),
                                         preset=preset, seed=int(seed), session=sid)
 
-st.subheader("Jobs")
-job_panel(runner, sid, (ltr_runs.TASK,),
-          done_key="rk_done", cancel_key="rk_cancel_", newest_first=True,
-          empty="No jobs yet: pick models and press Train. Training runs in the background; "
-                "you can leave the page.")
+view.jobs_section("No jobs yet: pick models and press Train. Training runs in the "
+                  "background; you can leave the page.")
 
 st.subheader("Trained runs on this dataset")
 table = view.current_runs()

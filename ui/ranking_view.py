@@ -30,6 +30,7 @@ from core.runs.ltr_runs import RankingSource
 from core.runs.store import RunStore
 from ui import common
 from ui.charts import run_colors
+from ui.jobs import job_panel
 
 SOURCE_KEY = "rk_source"  # the session's RankingSource
 UPLOAD_KEY = "rk_upload"  # the session's uploaded LTRData (kind "upload")
@@ -68,6 +69,14 @@ def uploaded_data():
 @st.cache_data(show_spinner="Loading the ranking data…", max_entries=8)
 def _benchmark_splits(source: RankingSource) -> dict:
     return ltr_runs.load_splits(source)
+
+
+def jobs_section(empty: str) -> None:
+    """Ranking runs' job list (ranking runs only, newest first; :func:`ui.jobs.job_panel`)
+    under its heading; ``empty`` is said when there is none."""
+    st.subheader("Jobs")
+    job_panel(common.runner(), common.session_id(), (ltr_runs.TASK,), done_key="rk_done",
+              cancel_key="rk_cancel_", newest_first=True, empty=empty)
 
 
 def current_splits() -> dict:
