@@ -89,7 +89,9 @@ if st.button("Run experiment", type="primary", key="lr_run", disabled=config is 
 # A job's failure or cancellation shows only beside its own settings and data; while it runs
 # (and when it is done) it shows whatever the settings are now, so it is never lost from view.
 state = None if job is None else view.job_state(job[0])
-if job is not None and (job[1] == config or state in ("queued", "running", "done", "cached")):
+shown = job is not None and (job[1] == config
+                             or state in ("queued", "running", "done", "cached"))
+if shown:
     if job[1] != config and state in ("queued", "running"):
         st.caption(":material/history: An experiment with earlier settings is running:")
     if (done := view.show_job(job[0])) is not None and (
@@ -97,7 +99,7 @@ if job is not None and (job[1] == config or state in ("queued", "running", "done
         meta, frames = done
         st.session_state["lr_last"] = (job[0], job[1], meta, frames, job[2])
 if "lr_last" not in st.session_state:
-    if job is None:
+    if not shown:
         st.info("Pick methods and press **Run experiment** (runs in the background; you can "
                 "leave the page).")
     st.stop()

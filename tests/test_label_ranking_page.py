@@ -183,6 +183,7 @@ def test_a_running_experiment_stays_in_view_when_the_settings_change():
     assert_clean(at.run())
     assert not any(earlier in str(c.value) for c in at.caption)
     assert not any("cancelled" in str(i.value) for i in at.info)  # not beside other settings
+    assert any("press **Run experiment**" in str(i.value) for i in at.info)  # what to do
     at.number_input(key="lr_seed").set_value(0)  # back to its settings: how it ended
     assert_clean(at.run())
     assert "Experiment cancelled; nothing was stored." in [str(i.value) for i in at.info]
@@ -356,6 +357,15 @@ def test_hyperplanes_chart_keeps_the_label_order_and_lengths_have_whole_ticks():
     axis = length_figure(top1).layout
     for ax in (axis.xaxis, axis.yaxis):  # every user ranks one label: ticks 0, 1 only
         assert ax.tickformat == ",d" and float(ax.dtick).is_integer() and ax.dtick >= 1
+    # 2,000 users, most of them ranking 3 labels: a round step (1, 2 or 5 × 10^k), the
+    # smallest such that at most 12 ticks follow 0
+    clicks = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 20, "nonlinearity": 0.5,
+                                     "random_state": 0})
+    largest = np.bincount((np.asarray(clicks.Y) > 0).sum(axis=1)).max()
+    round_steps = sorted(m * 10 ** e for e in range(6) for m in (1, 2, 5))
+    expected = min(x for x in round_steps if largest / x <= 12)
+    assert length_figure(clicks).layout.yaxis.dtick == expected
+    assert largest / round_steps[round_steps.index(expected) - 1] > 12
 
 
 def test_timing_in_the_pages_method_order_and_one_p_value_format():

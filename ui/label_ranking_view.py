@@ -138,8 +138,11 @@ def _category_axis(fig: go.Figure, names: list[str]) -> None:
 
 
 def _integer_ticks(largest: int) -> dict:
-    """Axis settings for counts: whole-number ticks (no 0.5 user), at most about 12."""
-    return dict(tickformat=",d", dtick=max(1, int(np.ceil(largest / 12))), rangemode="tozero")
+    """Axis settings for counts: whole-number ticks (no 0.5 user), at most 12 after 0, a step
+    of 1, 2 or 5 times a power of ten (100, not 66)."""
+    steps = (m * 10 ** e for e in range(19) for m in (1, 2, 5))
+    step = next(x for x in steps if largest <= 12 * x)
+    return dict(tickformat=",d", dtick=int(step), rangemode="tozero")
 
 
 def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> None:
