@@ -2,16 +2,19 @@
 
 Run:  .venv/bin/python -m bench.curves [--sizes 1000000 10000000] [--repeats 3]
 
-scikit-uplift is *not* a product dependency.  It runs in its own environment
-(``bench/.venv-sklift``, created on first use with ``python3.11 -m venv`` + ``pip install
-scikit-uplift``) as a subprocess on the same arrays (saved as .npy), so both are timed in
-one run of this script on the same machine.  Printed: seconds (best of ``--repeats``) and
+scikit-uplift is *not* a product dependency (it is in requirements-dev.txt).  It runs as a
+subprocess on the same arrays (saved as .npy), so both are timed in one run of this script on
+the same machine: with this interpreter when it can import ``sklift``, else in an environment
+of its own created on first use in the user cache (``core.data.cache_dir()/venv-sklift``,
+``python -m venv`` + ``pip install scikit-uplift``) — never inside the project, whose
+layout check reads every file under ``bench/``.  Printed: seconds (best of ``--repeats``) and
 the ratio scikit-uplift ÷ UpRank, plus the largest difference between scikit-uplift's
 Qini/uplift curves and ours at scikit-uplift's thresholds (a correctness cross-check).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -21,12 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from bench._report import bench_parser
+from core.data.datafiles import cache_dir
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
-
-SKLIFT_ENV = ROOT / "bench" / ".venv-sklift"
 
 SKLIFT_SNIPPET = r"""
 import json, sys, time
@@ -47,11 +47,16 @@ print(json.dumps({"seconds": best}))
 
 
 def ensure_sklift() -> Path | None:
-    py = SKLIFT_ENV / "bin" / "python"
+    """A Python that can import scikit-uplift: this one (requirements-dev.txt has it), else
+    one in ``cache_dir()/venv-sklift``, created here on first use; ``None`` when neither."""
+    if importlib.util.find_spec("sklift") is not None:
+        return Path(sys.executable)
+    env = cache_dir() / "venv-sklift"
+    py = env / "bin" / "python"
     if not py.exists():
-        print("creating bench/.venv-sklift for scikit-uplift ...", file=sys.stderr)
+        print(f"creating {env} for scikit-uplift ...", file=sys.stderr)
         try:
-            subprocess.run([sys.executable, "-m", "venv", str(SKLIFT_ENV)], check=True)
+            subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
             subprocess.run([str(py), "-m", "pip", "install", "-q", "scikit-uplift", "numpy",
                             "pandas"], check=True)
         except subprocess.CalledProcessError as exc:
