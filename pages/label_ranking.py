@@ -7,7 +7,7 @@ from core.runs import label_runs
 from ui import common
 from ui import label_ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks
+from ui.jobs import interrupted_tasks, task_state
 
 common.keep_dataset_in_url()
 st.title("Label ranking: which ad categories for whom")
@@ -88,7 +88,7 @@ if st.button("Run experiment", type="primary", key="lr_run", disabled=config is 
                                              view.context(data))
 # A job's failure or cancellation shows only beside its own settings and data; while it runs
 # (and when it is done) it shows whatever the settings are now, so it is never lost from view.
-state = None if job is None else view.job_state(job[0])
+state = None if job is None else task_state(common.runner(), job[0])
 shown = job is not None and (job[1] == config
                              or state in ("queued", "running", "done", "cached"))
 if shown:

@@ -161,6 +161,21 @@ def test_cancel_stops_a_long_simulation():
     assert "cancelled" in texts(at.info)
 
 
+def test_a_running_simulation_is_marked_when_the_settings_change():
+    at = open_page()
+    at.number_input(key="il_reps").set_value(100_000).run()  # minutes of work
+    at.button(key="il_run").click().run()
+    job_id = at.session_state["il_job"][0]
+    earlier = "A simulation with earlier settings is running:"
+    assert not any(earlier in str(c.value) for c in at.caption)
+    at.number_input(key="il_seed").set_value(1).run()  # other settings
+    assert any(earlier in str(c.value) for c in at.caption) and at.button(key="il_cancel")
+    at.button(key="il_cancel").click().run()
+    assert common.runner().wait(job_id, 60).state == "cancelled"
+    at.run()
+    assert not any(earlier in str(c.value) for c in at.caption)
+
+
 def test_simulation_reports_progress_and_cancels_from_the_callback():
     """The core computation reports its share done and stops when the callback raises."""
     from core.runs.tasks import TaskCancelled

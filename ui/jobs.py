@@ -205,6 +205,13 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
         return None
 
 
+def task_state(runner: JobRunner, job_id: str) -> str | None:
+    """The task's state (:data:`core.runs.jobs.STATES`), ``None`` once the runner no longer
+    knows it (the app was restarted)."""
+    job = task_status(runner, job_id)
+    return None if job is None else job.state
+
+
 def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
     """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
     TASK`) that a restart of the app interrupted, each with its notice and a Dismiss button

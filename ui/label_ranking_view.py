@@ -18,7 +18,7 @@ from core.runs.store import RunStore
 from core.runs.takeaway import fmt_p
 from core.runs.views import fmt_number
 from ui import common
-from ui.jobs import show_task, task_status
+from ui.jobs import show_task
 
 
 @st.cache_data(show_spinner="Generating the data…", max_entries=8)
@@ -46,13 +46,6 @@ def show_job(job_id: str):
     root = str(common.runner().store.root)
     return show_task(common.runner(), job_id, common.session_id(), key="lr_cancel",
                      what="Experiment", load=lambda key: result(root, key))
-
-
-def job_state(job_id: str) -> str | None:
-    """The experiment's state (:data:`core.runs.jobs.STATES`), ``None`` once the runner no
-    longer knows it (the app was restarted)."""
-    job = task_status(common.runner(), job_id)
-    return None if job is None else job.state
 
 
 def upload_section() -> tuple[lrdata.LabelRankingData | None, UploadedFile | None]:
