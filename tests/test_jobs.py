@@ -547,7 +547,10 @@ def _running(**fields):
     ({"split": 2, "n_splits": 10, "round": 40, "total": 100, "eta": 12.4, "cancelling": True,
       "message": "Cancelling…"}, "Cancelling…, 3 s"),
     ({"state": "queued", "position": 2}, "queued, position 2"),
-    ({"kind": "task", "message": "Simulating…", "progress": 0.25}, "Simulating… 25%, 3 s"),
+    ({"kind": "task", "message": "Simulating…", "progress": 0.25}, "Simulating… — 25%, 3 s"),
+    # a step ending in a number stays apart from the share done
+    ({"kind": "task", "message": "PW-LR, fold 5/5: C = 1", "progress": 0.49},
+     "PW-LR, fold 5/5: C = 1 — 49%, 3 s"),
 ])
 def test_progress_text(fields, text):
     from ui.jobs import progress_text

@@ -31,7 +31,8 @@ def progress_text(job: JobStatus) -> str:
         return f"Cancelling…, {job.elapsed:.0f} s"
     eta = f", about {job.eta:.0f} s left" if job.eta is not None else ""
     if job.kind == "task":
-        return f"{job.message} {job.fraction:.0%}, {job.elapsed:.0f} s{eta}"
+        # a dash between the step and the share done: "fold 5/5: C = 1 — 49%", not "C = 1 49%"
+        return f"{job.message} — {job.fraction:.0%}, {job.elapsed:.0f} s{eta}"
     split = f"split {max(job.split, 1)}/{job.n_splits}, " if job.n_splits > 1 else ""
     if not job.total:
         if not job.split and job.message:  # setup: the status says which step
