@@ -45,9 +45,9 @@ beta = st.slider("β of the Zipf-β discount 1/iᵝ", 0.1, 3.0, 1.5, 0.1, key="p
 with common.guard("Scoring the list"):
     table = view.discounts(edited, float(beta))
     if table is not None:
-        c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(view.discount_figure(table), width="stretch", key="pn_fig")
-        c2.dataframe(table, width="stretch", key="pn_table",
+        # one above the other: beside the chart the table's last column (nDCG) was cut off
+        st.plotly_chart(view.discount_figure(table), width="stretch", key="pn_fig")
+        st.dataframe(table, width="content", key="pn_table",
                      column_config={c: st.column_config.NumberColumn(format="%.3f")
                                     for c in ("DCG", "ideal DCG", "nDCG")})
         st.caption("The list is ranked by the predicted probability (highest first). DCG sums "
