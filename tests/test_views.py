@@ -159,3 +159,19 @@ def test_the_auuc_download_numbers_splits_from_1_and_names_the_definition():
     assert back["split"].tolist() == [1, 1, 2, 2]
     assert set(back["definition"]) == {"qini_sep_abs"}
     assert back["AUUC@30%"].tolist() == [0.1, 0.2, 0.3, 0.4]
+
+
+def test_a_value_the_same_on_every_split_shows_without_plus_minus_zero():
+    # stratified splits give every test split the same arm and response counts, so the
+    # baselines' AUUC is the same on each: "0.0198", not "0.0198 ± 0.0000"; an sd that is
+    # zero up to rounding neither shows nor asks for 8 decimals
+    import pandas as pd
+
+    summary = pd.DataFrame(
+        {"AUUC@30%": [0.02912, 0.0198, 0.1294], "sd@30%": [0.0012, 0.0, 1e-19]},
+        index=pd.Index(["A", "Random targeting", "Perfect (oracle)"], name="ranker"))
+    summary.attrs["n_splits"] = 10
+    shown = views.auuc_display(summary)["AUUC@30%"]
+    assert shown.tolist() == ["0.0291 ± 0.0012", "0.0198", "0.1294"]
+    summary.attrs["n_splits"] = 1  # one split: no sd is shown at all
+    assert views.auuc_display(summary)["AUUC@30%"].tolist() == ["0.0291", "0.0198", "0.1294"]

@@ -589,7 +589,10 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
                f"height there times x), in {unit}; "
                "higher is better. " + pooling_note(len(splits), bootstrap=boot_on)
-               + " Random targeting and Perfect (oracle) are the baselines.")
+               + " Random targeting and Perfect (oracle) are the baselines"
+               + ("; a value without ± is the same on every split (stratified splits give "
+                  "the baselines the same test counts)." if len(splits) > 1
+                  else "."))
     if (against := random_warning(summary, boot, [labels[r] for r in chosen],
                                   cutoff)) is not None:
         kind, text = against

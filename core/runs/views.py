@@ -81,6 +81,11 @@ def _interval(low, high, digits: int = 4) -> str:
     return f"[{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
 
 
+def _same_on_every_split(mean, sd) -> bool:
+    """Whether an sd over splits is zero up to rounding (at most 1e-12 of the mean)."""
+    return sd is not None and bool(np.isfinite(sd)) and abs(sd) <= 1e-12 * max(1.0, abs(mean))
+
+
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
                  digits: int | None = None, least: int = 4) -> pd.DataFrame:
     """AUUC table for the screen and the report: one row per run (baselines kept), per
@@ -90,7 +95,9 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     (columns ``AUUC@c`` and ``sd@c``); ``boot`` is
     :meth:`~core.evaluation.compare.BootstrapResult.table` (``ranker``, ``cutoff``,
     ``ci_low``, ``ci_high``) or ``None``.  With several splits a cell reads
-    ``"0.0291 ± 0.0010"`` (mean ± sd over splits); the interval column ``"95 % CI @c"``
+    ``"0.0291 ± 0.0010"`` (mean ± sd over splits), and a value that is the same on every
+    split (the baselines, when the splits keep each arm's responders: stratified) the mean
+    alone, not "± 0.0000"; the interval column ``"95 % CI @c"``
     appears only with ``boot`` ("—" for the baselines, which are not resampled).
     ``digits=None`` picks enough decimals for the narrowest interval or sd
     (:func:`resolving_digits`, at least ``least``: 4 for shares of an arm, 1 for counts of
@@ -98,19 +105,22 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     """
     n_splits = summary.attrs.get("n_splits", 1)
     cols = [c for c in summary.columns if c.startswith("AUUC@")]
+    spread = {col: summary.get(f"sd@{col[len('AUUC@'):]}") for col in cols}
+    spread = {col: [None] * len(summary) if sd is None
+              else [None if _same_on_every_split(m, e) else e for m, e in zip(summary[col], sd)]
+              for col, sd in spread.items()}
     if digits is None:
         widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
         if n_splits > 1:
-            widths += [v for c in summary.columns if c.startswith("sd@") for v in summary[c]]
+            widths += [e for sd in spread.values() for e in sd if e is not None]
         digits = _shown_digits(summary[cols].to_numpy().ravel(), widths, least)
     out = pd.DataFrame(index=summary.index.copy())
     out.index.name = "run"
     for col in cols:
         cut = col[len("AUUC@"):]
-        sd = summary.get(f"sd@{cut}")
-        out[col] = [fmt_number(m, digits) + (f" ± {fmt_number(e, digits)}" if n_splits > 1
-                                             else "")
-                    for m, e in zip(summary[col], sd if sd is not None else [None] * len(out))]
+        out[col] = [fmt_number(m, digits) + (f" ± {fmt_number(e, digits)}"
+                                             if n_splits > 1 and e is not None else "")
+                    for m, e in zip(summary[col], spread[col])]
         if boot is not None:
             cut_value = float(cut.rstrip("%")) / 100
             part = boot[np.isclose(boot["cutoff"], cut_value)].set_index("ranker")
