@@ -7,7 +7,7 @@ from core.runs import simulations as sim
 from ui import common
 from ui import interleaving_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, task_state
+from ui.jobs import interrupted_tasks
 
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
@@ -78,10 +78,7 @@ if st.button("Run simulation", type="primary", key="il_run", disabled=config is 
         if job is not None and job[1] != config:
             common.runner().cancel(job[0], session=common.session_id())
         job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
-if job is not None and job[1] != config and (
-        task_state(common.runner(), job[0]) in ("queued", "running")):
-    st.caption(":material/history: A simulation with earlier settings is running:")
-if job is not None and (done := view.show_job(job[0])):
+if job is not None and (done := view.show_job(job[0], current=job[1] == config)):
     st.session_state["il_last"] = (job[1], done)
 if "il_last" not in st.session_state:
     st.info("Choose the settings and press **Run simulation**.")

@@ -7,7 +7,7 @@ from core.runs import label_runs
 from ui import common
 from ui import label_ranking_view as view
 from ui.glossary import GLOSSARY
-from ui.jobs import interrupted_tasks, task_state
+from ui.jobs import interrupted_tasks
 
 common.keep_dataset_in_url()
 st.title("Label ranking: which ad categories for whom")
@@ -86,20 +86,14 @@ if st.button("Run experiment", type="primary", key="lr_run", disabled=config is 
     with common.guard("Starting the experiment"):
         job = st.session_state["lr_job"] = (view.submit(config, data), config,
                                              view.context(data))
-# A job's failure or cancellation shows only beside its own settings and data; while it runs
-# (and when it is done) it shows whatever the settings are now, so it is never lost from view.
-state = None if job is None else task_state(common.runner(), job[0])
-shown = job is not None and (job[1] == config
-                             or state in ("queued", "running", "done", "cached"))
-if shown:
-    if job[1] != config and state in ("queued", "running"):
-        st.caption(":material/history: An experiment with earlier settings is running:")
-    if (done := view.show_job(job[0])) is not None and (
+current = job is not None and job[1] == config  # the job has the page's settings
+if job is not None:  # (a job of earlier settings: its progress and result, not its failure)
+    if (done := view.show_job(job[0], current=current)) is not None and (
             st.session_state.get("lr_last", (None,))[0] != job[0]):
         meta, frames = done
         st.session_state["lr_last"] = (job[0], job[1], meta, frames, job[2])
 if "lr_last" not in st.session_state:
-    if not shown:
+    if not current:
         st.info("Pick methods and press **Run experiment** (runs in the background; you can "
                 "leave the page).")
     st.stop()

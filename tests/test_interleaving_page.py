@@ -166,7 +166,7 @@ def test_a_running_simulation_is_marked_when_the_settings_change():
     at.number_input(key="il_reps").set_value(100_000).run()  # minutes of work
     at.button(key="il_run").click().run()
     job_id = at.session_state["il_job"][0]
-    earlier = "A simulation with earlier settings is running:"
+    earlier = "Simulation with earlier settings, still running:"
     assert not any(earlier in str(c.value) for c in at.caption)
     at.number_input(key="il_seed").set_value(1).run()  # other settings
     assert any(earlier in str(c.value) for c in at.caption) and at.button(key="il_cancel")

@@ -167,7 +167,7 @@ def test_a_running_experiment_stays_in_view_when_the_settings_change():
     assert_clean(at.run())
     assert_clean(at.button(key="lr_run").click().run())
     job = at.session_state["lr_job"][0]
-    earlier = "An experiment with earlier settings is running:"
+    earlier = "Experiment with earlier settings, still running:"
     assert not any(earlier in str(c.value) for c in at.caption)
     assert at.button(key="lr_cancel")  # its Cancel, beside its own settings
     at.number_input(key="lr_seed").set_value(1)  # another experiment's settings

@@ -81,11 +81,12 @@ def result(root: str, key: str) -> SimResult | None:
     return load_simulation(RunStore(root), key)
 
 
-def show_job(job_id: str) -> SimResult | None:
-    """Progress and Cancel of a running job, or how it ended; its result once done."""
+def show_job(job_id: str, *, current: bool = True) -> SimResult | None:
+    """Progress and Cancel of a running job, or how it ended; its result once done
+    (``current``: the job has the page's settings; :func:`ui.jobs.show_task`)."""
     root = str(common.runner().store.root)
     return show_task(common.runner(), job_id, common.session_id(), key="il_cancel",
-                     what="Simulation", load=lambda key: result(root, key))
+                     what="Simulation", load=lambda key: result(root, key), current=current)
 
 
 # ------------------------------------------------------------------------------ result tables

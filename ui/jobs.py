@@ -206,13 +206,6 @@ def task_status(runner: JobRunner, job_id: str) -> JobStatus | None:
         return None
 
 
-def task_state(runner: JobRunner, job_id: str) -> str | None:
-    """The task's state (:data:`core.runs.jobs.STATES`), ``None`` once the runner no longer
-    knows it (the app was restarted)."""
-    job = task_status(runner, job_id)
-    return None if job is None else job.state
-
-
 def interrupted_tasks(runner: JobRunner, target: str, *, key: str) -> None:
     """The tasks of ``target`` (``"module:function"``, e.g. :data:`core.runs.simulations.
     TASK`) that a restart of the app interrupted, each with its notice and a Dismiss button
@@ -234,14 +227,28 @@ def watch_task(runner: JobRunner, job_id: str, session: str, key: str) -> None:
 
 
 def show_task(runner: JobRunner, job_id: str, session: str, *, key: str, what: str,
-              load: Callable[[str], object]):
+              load: Callable[[str], object], current: bool = True):
     """Progress and Cancel of a running task, or how it ended; ``load(result key)`` once done.
 
-    ``what`` names the task in the "cancelled" notice ("Simulation", "Experiment").
+    ``what`` names the task in the notices ("Simulation", "Experiment").  ``current``: the
+    task has the page's present settings.  A task of earlier settings still shows while it
+    runs (marked so) and gives its result when done, but its failure or cancellation shows
+    only beside its own settings.
     """
     job = task_status(runner, job_id)
     if job is None:
         return None
+    if not job.is_final:
+        if not current:
+            st.caption(f":material/history: {what} with earlier settings, still running:")
+        watch_task(runner, job_id, session, key)
+    elif job.state in ("done", "cached"):
+        return load(job.run_id)
+    elif current and job.state == "failed":
+        st.error(job.message, icon=":material/error:")
+    elif current and job.state == "cancelled":
+        st.info(f"{what} cancelled; nothing was stored.")
+    return None
     if not job.is_final:
         watch_task(runner, job_id, session, key)
     elif job.state == "failed":

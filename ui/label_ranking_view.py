@@ -41,11 +41,12 @@ def submit(config, data) -> str:
                                         session=common.session_id())
 
 
-def show_job(job_id: str):
-    """The stored ``(meta, frames)`` once the job is done; progress or how it ended before."""
+def show_job(job_id: str, *, current: bool = True):
+    """The stored ``(meta, frames)`` once the job is done; progress or how it ended before
+    (``current``: the job has the page's settings; :func:`ui.jobs.show_task`)."""
     root = str(common.runner().store.root)
     return show_task(common.runner(), job_id, common.session_id(), key="lr_cancel",
-                     what="Experiment", load=lambda key: result(root, key))
+                     what="Experiment", load=lambda key: result(root, key), current=current)
 
 
 def upload_section() -> tuple[lrdata.LabelRankingData | None, UploadedFile | None]:
