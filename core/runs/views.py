@@ -81,9 +81,15 @@ def _interval(low, high, digits: int = 4) -> str:
     return f"[{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
 
 
-def _same_on_every_split(mean, sd) -> bool:
-    """Whether an sd over splits is zero up to rounding (at most 1e-12 of the mean)."""
-    return sd is not None and bool(np.isfinite(sd)) and abs(sd) <= 1e-12 * max(1.0, abs(mean))
+def _shown_sd(summary: pd.DataFrame, col: str) -> list:
+    """The sd over splits of column ``col`` (``"AUUC@30%"``) per row, ``None`` where there is
+    none or where it is zero up to rounding (at most 1e-12 of the mean: the same on every
+    split)."""
+    sd = summary.get(f"sd@{col[len('AUUC@'):]}")
+    if sd is None:
+        return [None] * len(summary)
+    return [None if np.isfinite(e) and abs(e) <= 1e-12 * max(1.0, abs(m)) else e
+            for m, e in zip(summary[col], sd)]
 
 
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
@@ -105,10 +111,7 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     """
     n_splits = summary.attrs.get("n_splits", 1)
     cols = [c for c in summary.columns if c.startswith("AUUC@")]
-    spread = {col: summary.get(f"sd@{col[len('AUUC@'):]}") for col in cols}
-    spread = {col: [None] * len(summary) if sd is None
-              else [None if _same_on_every_split(m, e) else e for m, e in zip(summary[col], sd)]
-              for col, sd in spread.items()}
+    spread = {col: _shown_sd(summary, col) for col in cols}
     if digits is None:
         widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
         if n_splits > 1:
