@@ -10,6 +10,8 @@ import pytest
 from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
 
+from core import data as datasets
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 60
 
@@ -91,11 +93,43 @@ def test_data_page_upload_then_use_csv(rng):
     assert np.isclose(float(at.metric[0].value.replace(",", "")), n)
 
 
+def _balance_columns(at) -> list[str]:
+    """The columns the Data page's balance table shows, in their order."""
+    [table] = [d for d in at.dataframe if "smd" in d.value.columns]
+    return list(table.proto.column_order)
+
+
+def test_balance_table_leads_with_the_smd_and_shows_missing_shares_only_when_some(rng):
+    at = run_page()  # the default world has no missing value
+    assert _balance_columns(at)[:4] == ["feature", "level", "smd", "imbalanced"]
+    assert not any(c.startswith("missing") for c in _balance_columns(at))
+    n = 400
+    t = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.2).astype(int)
+    x = ["" if i % 10 == 0 else f"{v:.3f}" for i, v in enumerate(rng.normal(size=n))]
+    content = ("group;converted;age\n" + "\n".join(
+        f"{a};{b};{c}" for a, b, c in zip(t, y, x)) + "\n").encode()
+    at.file_uploader(key="data_upload").set_value(("gaps.csv", content, "text/csv")).run()
+    assert_clean(at.button(key="data_use_csv").click().run())
+    assert _balance_columns(at)[-2:] == ["missing_treated", "missing_control"]
+
+
 def test_benchmark_switch_to_paper_simulation():
     at = run_page()
     assert_clean(at.selectbox(key="data_key").set_value("paper_simulation").run())
     assert_clean(at.button(key="data_load").click().run())
     assert "simulation" in texts(at.subheader).lower()
+
+
+@pytest.mark.parametrize("key", list(datasets.DATASETS))
+def test_every_dataset_option_is_named_in_words_not_code(key):
+    """A box of the Data page reads "Rows" or "Seed", never a loader's argument name."""
+    at = run_page()
+    at.selectbox(key="data_key").set_value(key).run()
+    for name in datasets.DATASETS[key].options:
+        label = at.selectbox(key=f"data_{key}_{name}").label
+        assert label == datasets.OPTION_NAMES[name]
+        assert "_" not in label and label[0].isupper() and label not in ("N", "n")
 
 
 def test_curves_page_default_and_every_definition():

@@ -20,10 +20,11 @@ def benchmark_tab() -> None:
     spec = datasets.DATASETS[key]
     st.caption(spec.description)
     cols = st.columns(max(1, len(spec.options)))
-    options = tuple((name, col.selectbox(name.replace("_", " "), values, key=f"data_{key}_{name}",
-                                         format_func=lambda v: datasets.OPTION_LABELS.get(
-                                             v, common.thousands(v))))
-                    for col, (name, values) in zip(cols, spec.options.items()))
+    options = tuple(
+        (name, col.selectbox(datasets.OPTION_NAMES.get(name, name.replace("_", " ")), values,
+                             key=f"data_{key}_{name}", format_func=lambda v: (
+                                 datasets.OPTION_LABELS.get(v, common.thousands(v)))))
+        for col, (name, values) in zip(cols, spec.options.items()))
     if st.button("Use this dataset", type="primary", key="data_load"):
         with common.guard("Loading the dataset"):
             common.set_data(common.load_benchmark(key, options), source=(key, options))
@@ -209,6 +210,7 @@ def srm_section(data: ABData) -> None:
         else:
             st.success(srm.attrs["verdict"])
         st.dataframe(srm, key="data_srm", column_config={
+            "_index": st.column_config.TextColumn("Arm"),
             "observed": st.column_config.NumberColumn("Rows", format="localized"),
             "expected": st.column_config.NumberColumn("Rows expected", format="localized"),
             "observed_share": st.column_config.NumberColumn("Share", format="percent"),
@@ -226,8 +228,13 @@ def balance_section(data: ABData) -> None:
                 "flagged)", help=GLOSSARY["SMD"])
     with common.guard("The balance table"):
         balance = common.covariate_balance(data, data.fingerprint())
+        # what a reader looks for first (the SMD and its flag) before the means; the missing
+        # shares only when some value is missing; |SMD| (the SMD's size) is not shown
+        order = ["feature", "level", "smd", "imbalanced", "mean_treated", "mean_control"]
+        if (balance[["missing_treated", "missing_control"]].fillna(0).to_numpy() > 0).any():
+            order += ["missing_treated", "missing_control"]
         st.dataframe(balance.fillna({"level": ""}), height=260, key="data_balance",
-                     hide_index=True, column_config={
+                     hide_index=True, column_order=order, column_config={
                          "feature": "Feature",
                          "level": st.column_config.TextColumn(
                              "Level", help="For a text feature: the level compared "
@@ -237,8 +244,8 @@ def balance_section(data: ABData) -> None:
                              "Mean, treated", format="%.4g"),
                          "mean_control": st.column_config.NumberColumn(
                              "Mean, control", format="%.4g"),
-                         "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"]),
-                         "abs_smd": st.column_config.NumberColumn("|SMD|"),
+                         "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"],
+                                                              format="%.3f"),
                          "missing_treated": st.column_config.NumberColumn(
                              "Missing, treated", format="percent"),
                          "missing_control": st.column_config.NumberColumn(

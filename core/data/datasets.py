@@ -44,7 +44,7 @@ from core.data.large import load_criteo, make_criteo_like
 from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
-__all__ = ["DATASETS", "OPTION_LABELS", "DatasetSpec", "load_criteo_head", "load_dataset",
+__all__ = ["DATASETS", "OPTION_LABELS", "OPTION_NAMES", "DatasetSpec", "load_criteo_head", "load_dataset",
            "load_hillstrom", "load_information", "map_ab_frame", "read_ab_csv"]
 
 
@@ -411,6 +411,11 @@ DATASETS: dict[str, DatasetSpec] = {
     ),
 }
 
+
+#: How the Data page names a loader's option (a name not listed shows with spaces for "_").
+OPTION_NAMES = {"n": "Rows", "n_rows": "Rows", "random_state": "Seed",
+                "arm": "E-mail (treated arm)", "outcome": "Outcome",
+                "scenario": "Arm sizes", "split": "Split"}
 
 #: How the Data page shows an option value that is a code name.
 OPTION_LABELS = {"balanced": "balanced (|T| = |C|)",
