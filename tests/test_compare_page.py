@@ -154,8 +154,15 @@ def test_definition_ranks_profit_and_deciles_use_every_split(page):
             assert cell == f"{means[run.run_id]:,.{digits}f} (rank {rank})"
         assert ranks.loc[d.label, "winner"] == short[labels[best]]
     summary = _frame(at, "cmp_summary")
-    assert set(summary.index) == set(labels.values())
+    assert set(summary.index) == set(short.values())  # the legend's names: the table fits
     assert {"best depth", "statistically equivalent depths"} <= set(summary.columns)
+    # treating everyone earns n (value × (ȳ_T − ȳ_C) − cost) whatever the ranking: said once
+    # in the caption (cost 0.10, value 10 per response), mean over the splits, not a column
+    assert "profit if everyone is treated" not in summary.columns
+    everyone = np.mean([len(s.y) * (10 * (s.y[s.t == 1].mean() - s.y[s.t == 0].mean()) - 0.1)
+                        for s in runs[0].all_scores()])
+    assert any(f"treating everyone gives {everyone:,.2f}, whichever the ranking" in str(c.value)
+               for c in at.caption)
     verdicts = [str(m.value) for m in (*at.info, *at.success) if "depth" in str(m.value)]
     assert len(verdicts) == len(runs)
     assert any("min–max over 3 splits" in str(c.value) for c in at.caption)

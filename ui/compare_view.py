@@ -149,6 +149,31 @@ def _store() -> _Results:
     return _Results()
 
 
+#: Shorter headers for the depth table (it must fit a laptop's width beside the run names),
+#: each with the download's full name as its tooltip; the two ranges keep the names
+#: RANGES_NOTE quotes.
+DEPTH_COLUMNS = {
+    "rows targeted": st.column_config.TextColumn("rows", help="Rows targeted at the best "
+                                                 "depth."),
+    "profit at best depth": st.column_config.TextColumn("profit", help="Profit at the best "
+                                                        "depth."),
+    "95 % CI of that profit": st.column_config.TextColumn(
+        "profit, 95 % CI", help="95 % bootstrap interval of the profit at the best depth."),
+    "profit if everyone is treated": st.column_config.TextColumn(
+        "profit, all treated", help="Profit if everyone is treated (depth 100 %)."),
+}
+
+
+def depth_table(depth: pd.DataFrame) -> pd.DataFrame:
+    """The depth table as the page shows it: :func:`~core.runs.views.depth_display` with the
+    runs by the short names of the chart's legend, and without the profit of treating
+    everyone when it is the same for every run (the caption gives it; it always is on
+    shared test rows).  The report and the downloads keep the full table."""
+    table = depth_display(depth)
+    if table["profit if everyone is treated"].nunique() == 1:
+        table = table.drop(columns="profit if everyone is treated")
+    return table.rename(index=short_names(table.index))
+
 def _with_progress(key: tuple, compute, what: str | None):
     """``compute(progress)`` once per ``key`` (kept in :func:`_store`), with a progress bar
     while it runs: ``what``, the replicates done and the time left (minutes at millions of
@@ -716,9 +741,12 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     for name, row in depth.iterrows():
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
             f"**{name}** — {row['verdict']}")
-    st.dataframe(depth_display(depth), width="stretch", key="cmp_summary")
+    st.dataframe(depth_table(depth), width="stretch", key="cmp_summary",
+                 column_config=DEPTH_COLUMNS)
+    everyone = depth_display(depth)["profit if everyone is treated"].unique()
     st.caption(RANGES_NOTE + " Profit is in the units of the value per response (or of the "
-               "value column).")
+               "value column)" + (f"; treating everyone gives {everyone[0]}, whichever the "
+                                  "ranking." if len(everyone) == 1 else "."))
     common.figure_html_button(fig, "uprank_profit", "cmp_profit_html",
                               label="Profit chart (HTML)")
     return fig, depth, {"cost": cost, "value_per_response": per_resp if fixed else None,
