@@ -29,8 +29,9 @@ models = st.multiselect("Models", list(RANKING_MODELS), key="rk_models",
                         help=GLOSSARY["λ-objective"])
 c2, c3 = st.columns([3, 1])
 common.remember("rk_preset", "quick", options=list(RANKING_PRESETS))
-preset = c2.radio("Preset", list(RANKING_PRESETS), key="rk_preset", horizontal=True,
-                  format_func={"quick": "quick", "paper": "as in the paper"}.get)
+preset = c2.radio("Budget", list(RANKING_PRESETS), key="rk_preset", horizontal=True,
+                  help="Boosting rounds and learning rate of every model; the caption below "
+                  "gives both.", format_func={"quick": "quick", "paper": "as in the paper"}.get)
 common.remember("rk_seed", 0)
 seed = c3.number_input("Seed", 0, 10_000, key="rk_seed")
 st.caption(f"**{preset}**: {RANKING_PRESETS[preset].description}. Trained on the training "
