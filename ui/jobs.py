@@ -249,12 +249,3 @@ def show_task(runner: JobRunner, job_id: str, session: str, *, key: str, what: s
     elif current and job.state == "cancelled":
         st.info(f"{what} cancelled; nothing was stored.")
     return None
-    if not job.is_final:
-        watch_task(runner, job_id, session, key)
-    elif job.state == "failed":
-        st.error(job.message, icon=":material/error:")
-    elif job.state == "cancelled":
-        st.info(f"{what} cancelled; nothing was stored.")
-    else:
-        return load(job.run_id)
-    return None
