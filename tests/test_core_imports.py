@@ -1,4 +1,5 @@
-"""core/ must import without Streamlit (notebook users, CI workers)."""
+"""core/ must import without Streamlit (notebook users, CI workers); no code anywhere sits
+unreachable after a return."""
 
 from __future__ import annotations
 
@@ -56,3 +57,32 @@ def test_pip_install_e_packages_core_and_every_subpackage_and_nothing_else():
     found = set(find_packages(where=str(root), include=include))
     expected = {".".join(p.parent.relative_to(root).parts) for p in CORE.rglob("__init__.py")}
     assert found == expected and "core.evaluation" in found
+
+
+def _unreachable(tree: ast.AST) -> list[int]:
+    """Lines of statements that follow a return / raise / continue / break in one block."""
+    lines = []
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                lines += [after.lineno for stop, after in zip(block, block[1:])
+                          if isinstance(stop, (ast.Return, ast.Raise, ast.Continue, ast.Break))]
+    return lines
+
+
+def test_the_scan_finds_a_statement_after_a_return():
+    assert _unreachable(ast.parse("def f(x):\n    return x\n    x += 1\n")) == [3]
+    assert _unreachable(ast.parse("for i in x:\n    if i:\n        break\n    y()\n")) == []
+
+
+def test_no_statement_after_a_return_raise_or_break():
+    """Code nobody runs (an old body left under a rewrite's return) reads as live code."""
+    root = CORE.parent
+    found = [f"{p.relative_to(root)}:{line}"
+             for folder in ("core", "ui", "pages", "bench", "tests")
+             for p in sorted((root / folder).rglob("*.py"))
+             for line in _unreachable(ast.parse(p.read_text(encoding="utf-8")))]
+    found += [f"app.py:{line}" for line in _unreachable(ast.parse(
+        (root / "app.py").read_text(encoding="utf-8")))]
+    assert found == []
