@@ -20,7 +20,7 @@ source = st.radio("World", [sim.PRESET, sim.DATASET], horizontal=True, key="il_s
                                sim.DATASET: "Built from the current dataset"}.get)
 c1, c2, c3, c4 = st.columns(4)
 n = c4.number_input("List length n", 1, 500, 10, key="il_n")
-seed = c4.number_input("Random seed", 0, 2**31 - 1, 0, key="il_seed")
+seed = c4.number_input("Seed", 0, 2**31 - 1, 0, key="il_seed")
 data = scores = None
 if source == sim.PRESET:
     name = c1.selectbox("Preset", list(PRESETS), key="il_preset")
@@ -73,6 +73,9 @@ with common.guard("Checking the settings"):
                 f"{', '.join(f'{c:,}' for c in dropped)} {'are' if many else 'is'} left out.")
 
 job = st.session_state.get("il_job")  # (job id, its config)
+if job is None and config is not None and view.is_stored(config, data):
+    # a new session (a reload, a link) shows the result of settings run before at once
+    job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
     with common.guard("Starting the simulation"):
         if job is not None and job[1] != config:

@@ -99,6 +99,28 @@ def test_small_preset_simulation_shows_tables_and_curve():
     assert list(at.dataframe[1].value.index) == FIVE
 
 
+def test_a_new_session_shows_the_stored_result_of_its_settings_without_a_run():
+    """A reload (a new session) loses nothing: settings that ran before show their result at
+    once; settings never run still wait for Run simulation."""
+    at = run_until_done(small(open_page(), counts="10, 30", reps=100))
+    again = open_page(il_counts="10, 30", il_reps=100)  # nothing clicked
+    assert job_status(again).state == "cached"
+    assert again.dataframe[1].value.equals(at.dataframe[1].value)
+    other = open_page(il_counts="10, 30", il_reps=100, il_seed=1)  # never run
+    assert "il_job" not in other.session_state and "Run simulation" in texts(other.info)
+
+
+def test_a_new_session_finds_a_dataset_worlds_result_too():
+    data = datasets.load_dataset("world").subset(slice(0, 2000))
+    state = {"data": data, "il_source": view.DATASET, "il_ds_a": "true effect τ(x)",
+             "il_ds_b": "Random ranker (seed 0)", "il_counts": "10, 50", "il_reps": 100}
+    at = run_until_done(open_page(**state))
+    assert not at.error and "il_last" in at.session_state
+    again = open_page(**state)
+    assert job_status(again).state == "cached"
+    assert again.dataframe[1].value.equals(at.dataframe[1].value)
+
+
 def test_world_built_from_the_current_dataset():
     data = datasets.load_dataset("world").subset(slice(0, 3000))
     at = open_page(data=data)

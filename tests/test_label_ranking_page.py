@@ -189,6 +189,38 @@ def test_a_running_experiment_stays_in_view_when_the_settings_change():
     assert "Experiment cancelled; nothing was stored." in [str(i.value) for i in at.info]
 
 
+def _mallows_page(**widgets) -> AppTest:
+    """A new session of the page on a small Mallows mixture (Central-Mal, 2 folds, fixed)."""
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    assert_clean(at.radio(key="lr_source").set_value("mallows").run())
+    at.select_slider(key="lr_mn").set_value(1_000)
+    at.multiselect(key="lr_methods").set_value(["Central-Mal"])
+    at.radio(key="lr_tune").set_value(False)
+    at.number_input(key="lr_folds").set_value(2)
+    for key, value in widgets.items():
+        at.number_input(key=key).set_value(value)
+    return assert_clean(at.run())
+
+
+def test_a_new_session_shows_the_stored_result_of_its_settings_without_a_run():
+    """A reload (a new session) loses nothing: settings that ran before show their result at
+    once, the same table; settings never run still wait for Run experiment."""
+    from ui import common
+
+    at = _run(_mallows_page(), ["Central-Mal"])
+    assert "lr_last" in at.session_state and not at.error
+    table = next(d.value for d in at.dataframe if "Central-Mal" in d.value.index)
+    again = _mallows_page()  # nothing clicked
+    assert "lr_last" in again.session_state
+    assert common.runner().status(again.session_state["lr_job"][0]).state == "cached"
+    assert next(d.value for d in again.dataframe if "Central-Mal" in d.value.index).equals(table)
+    assert not any("settings have changed" in str(c.value) for c in again.caption)
+    other = _mallows_page(lr_seed=1)  # never run
+    assert "lr_job" not in other.session_state
+    assert any("press **Run experiment**" in str(i.value) for i in other.info)
+
+
 # ------------------------------------------------------------------ uploads (QA findings)
 def _upload_page(content: bytes, **text) -> AppTest:
     """The page in upload mode with ``content`` uploaded and text fields set (key: value)."""

@@ -26,6 +26,7 @@ from core.runs.simulations import (
     SimResult,
     load_simulation,
     paper_target,
+    simulation_key,
     submit_simulation,
 )
 from core.runs.store import RunStore
@@ -73,6 +74,11 @@ def submit(config: SimConfig, data: ABData | None = None, scores: tuple | None =
     """Queue ``config`` for this session; returns the job id (a stored result: at once)."""
     return submit_simulation(common.runner(), config, data, scores,
                              session=common.session_id())
+
+
+def is_stored(config: SimConfig, data: ABData | None = None) -> bool:
+    """Whether ``config`` has run before on this server: its result is on disk."""
+    return common.runner().store.has_result(simulation_key(config, data))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

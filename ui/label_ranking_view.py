@@ -36,6 +36,11 @@ def result(root: str, key: str):
     return label_runs.load_experiment(RunStore(root), key)
 
 
+def is_stored(config: label_runs.LabelExperiment) -> bool:
+    """Whether ``config`` has run before on this server: its result is on disk."""
+    return common.runner().store.has_result(config.task().key())
+
+
 def submit(config, data) -> str:
     return label_runs.submit_experiment(common.runner(), config, data,
                                         session=common.session_id())

@@ -38,7 +38,7 @@ from core.runs.tasks import TaskSpec
 __all__ = ["DATASET", "DEFAULT_METHODS", "NAMES", "PAPER_COUNTS_TEXT", "PRESET", "TABLE2_USERS",
            "SimConfig", "SimResult", "WorldSpec", "feature_matrix", "load_simulation",
            "make_config", "paper_target", "parse_counts", "run_simulation", "scores_digest",
-           "simulation_task", "submit_simulation"]
+           "simulation_key", "simulation_task", "submit_simulation"]
 
 NAMES = {"ab_total": "AB-total", "ab_list": "AB-list", "epi_rct": "EPI-RCT",
          "cbi_rct": "CBI-RCT", "cbi_ips": "CBI-IPS", "epi_ips": "EPI-IPS"}
@@ -230,6 +230,14 @@ def _task(config: SimConfig, fingerprint: str | None) -> TaskSpec:
              f"{len(config.user_counts)} user counts × {config.n_reps:,} repetitions")
     return TaskSpec.make(TASK, {"config": config.to_dict(), "fingerprint": fingerprint},
                          label=label)
+
+
+def simulation_key(config: SimConfig, data: ABData | None = None) -> str:
+    """The key :func:`submit_simulation` stores ``config``'s result under (a dataset world:
+    built from ``data``), for asking whether it is stored without queueing a job."""
+    if config.world.source == DATASET and data is None:
+        raise ValueError("A world built from a dataset needs data=.")
+    return _task(config, data.fingerprint() if config.world.source == DATASET else None).key()
 
 
 def submit_simulation(runner, config: SimConfig, data: ABData | None = None,
