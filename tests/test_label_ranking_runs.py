@@ -208,6 +208,11 @@ def test_fixed_grids_skip_the_tuning_and_tiny_training_sets_use_the_defaults():
     assert frames["chosen"][["method", "value", "how"]].values.tolist() == [
         ["AMM-rank", 1e-4, "fixed"]] * 2 + [["LR", 1.0, "fixed"]] * 2
     assert (frames["timing"]["tune_s"] == 0).all()
+    from ui.label_ranking_view import chosen_table
+
+    table = chosen_table(frames["chosen"])  # one value in all folds: one column, not two
+    assert list(table.columns) == ["every fold"]
+    assert table["every fold"].tolist() == ["λ = 0.0001 (fixed)", "C = 1 (fixed)"]
     # a held-out share that rounds to no user: the defaults, said in meta
     tiny = LabelExperiment(None, (), methods=("AMM-rank", "LR"), n_folds=2, tune_fraction=0.01,
                            data_digest="x")

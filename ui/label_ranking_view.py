@@ -183,15 +183,20 @@ def show_results(config, meta: dict, frames: dict, ctx: dict, *, current) -> Non
                  column_config={"p_value": st.column_config.TextColumn("p (Holm)"),
                                 "mean difference (A − B)": st.column_config.NumberColumn(
                                     format="%.4f")})
-    t1, t2 = st.columns(2)
+    chosen = frames.get("chosen")
+    used = chosen_table(chosen) if chosen is not None and len(chosen) else None
+    # side by side when the λ / C table is narrow (fixed, or two folds); else one under the
+    # other, so that no fold's column is cut off at a laptop's width
+    beside = used is not None and used.shape[1] <= 2
+    t1, t2 = st.columns(2) if beside else (st, st)
     t1.markdown("**Milliseconds per fold** (tuning fits, final fit, predict)")
-    t1.dataframe(timing_table(frames["timing"]), width="stretch", key="lr_timing",
+    t1.dataframe(timing_table(frames["timing"]), width="stretch" if beside else "content",
+                 key="lr_timing",
                  column_config={c: st.column_config.NumberColumn(format="%.1f")
                                 for c in ("tuning (ms)", "fit (ms)", "predict (ms)")})
-    chosen = frames.get("chosen")
-    if chosen is not None and len(chosen):
+    if used is not None:
         t2.markdown("**λ / C used in each fold**")
-        t2.dataframe(chosen_table(chosen), width="stretch", key="lr_chosen")
+        t2.dataframe(used, width="stretch", key="lr_chosen")
     tuning = frames.get("tuning")
     if tuning is not None and len(tuning):
         params = list(dict.fromkeys(tuning["parameter"]))
@@ -319,10 +324,9 @@ def table1_display(table1: pd.DataFrame, *, paper: bool = True) -> pd.DataFrame:
     if not paper:
         return wide.loc[order, sets]
     values = t.pivot(index="method", columns="features", values="paper (Yahoo)")
-    for col in values.columns:
-        wide[f"paper, {col} (Yahoo; not reproducible here)"] = [
-            fmt_number(v, 4) for v in values[col]]
-    cols = sets + [f"paper, {c} (Yahoo; not reproducible here)" for c in sets]
+    for col in values.columns:  # (the caption says why they are not to be matched)
+        wide[f"paper (Yahoo), {col}"] = [fmt_number(v, 4) for v in values[col]]
+    cols = sets + [f"paper (Yahoo), {c}" for c in sets]
     return wide.loc[order, cols]
 
 
@@ -393,13 +397,16 @@ def tuning_note(meta: dict) -> str:
 
 def chosen_table(chosen: pd.DataFrame) -> pd.DataFrame:
     """The λ or C each tuned method used, one column per fold ("λ = 3"), methods in the page's
-    order; "(fixed)" for a one-value grid, "(default)" where no users could be held out."""
+    order; "(fixed)" for a one-value grid, "(default)" where no users could be held out.  When
+    every method used one value in all folds (λ and C fixed), one column "every fold"."""
     mark = {"held-out": "", "fixed": " (fixed)", "default": " (default)"}
     c = chosen.assign(text=[f"{p} = {v:g}{mark.get(h, '')}" for p, v, h in
                             zip(chosen["parameter"], chosen["value"], chosen["how"])],
                       fold=[f"fold {f}" for f in chosen["fold"]])
     wide = c.pivot(index=["method", "features"], columns="fold", values="text")
     wide = wide[sorted(wide.columns, key=lambda f: int(f.split()[1]))]
+    if wide.nunique(axis=1).eq(1).all():  # fixed values: one column, not n_folds copies
+        wide = wide.iloc[:, :1].set_axis(["every fold"], axis=1)
     rank = {m: i for i, m in enumerate(label_runs.METHODS)}
     sets = {s: i for i, s in enumerate((label_runs.WITHOUT, label_runs.WITH))}
     keys = sorted(wide.index, key=lambda k: (rank.get(k[0], len(rank)), sets.get(k[1], 2)))

@@ -62,7 +62,8 @@ METHODS = {
 }
 
 #: The paper's Table 1 (Yahoo ad clicks, 3.3M users, not public): ε_dis without / with the
-#: ad-view features.  Shown beside ours as "not reproducible here".
+#: ad-view features.  Shown beside ours as "paper (Yahoo)"; a caption says they are not to be
+#: matched.
 PAPER_TABLE1 = {
     "AMM": (0.3446, 0.2611), "Central-Mal": (0.2957, 0.2957), "AG-Mal": (0.2820, 0.2820),
     "IB-Mal": (0.2694, 0.1899), "LR": (0.2110, 0.1419), "PW-LR": (0.2091, 0.1226),
