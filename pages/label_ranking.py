@@ -58,7 +58,8 @@ if data is None:
     st.stop()
 
 n, L = data.Y.shape
-view.show_data(data)
+digest = data.fingerprint() if source == "upload" else ""  # what an upload's results go by
+view.show_data(data, ("upload", digest) if source == "upload" else (source, args))
 
 st.subheader("Experiment (paper Table 1 protocol)")
 methods = st.multiselect("Methods", list(label_runs.METHODS), list(label_runs.METHODS),
@@ -80,7 +81,7 @@ elif methods:
         generator_args=() if args is None else tuple(sorted(args, key=lambda p: p[0])),
         methods=tuple(methods), n_folds=int(folds), seed=int(seed),
         **({} if tuned else view.FIXED_PARAMETERS),
-        data_digest="" if source != "upload" else data.fingerprint())
+        data_digest=digest)
 job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
 if job is None and config is not None and view.is_stored(config):
     # a new session (a reload, a link) shows the result of settings run before at once

@@ -378,6 +378,39 @@ def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
     assert np.allclose(fig.data[0].y, [freq[data.labels.index(b)] for b in bars])
 
 
+def test_the_data_charts_are_built_once_per_data_and_follow_a_change_of_data(monkeypatch):
+    """A rerun that does not change the data (another fold count) reuses Figure 1; another
+    label count draws the new data's bars, and the frequencies are those of that data."""
+    import base64
+    import json
+
+    import streamlit as st
+
+    from ui import label_ranking_view as view
+
+    st.cache_resource.clear()
+    built = []
+    original = view.frequency_figure
+    monkeypatch.setattr(view, "frequency_figure", lambda d: built.append(1) or original(d))
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    assert len(built) == 1
+    at.number_input(key="lr_folds").set_value(3)
+    assert_clean(at.run())
+    assert len(built) == 1  # the same data: the same figure
+    at.select_slider(key="lr_L").set_value(10)
+    assert_clean(at.run())
+    assert len(built) == 2
+    chart = next(c for c in at.get("plotly_chart") if "How often" in c.proto.spec)
+    bars = json.loads(chart.proto.spec)["data"][0]  # y as plotly's typed array (base64)
+    y = np.frombuffer(base64.b64decode(bars["y"]["bdata"]), dtype=bars["y"]["dtype"])
+    data = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 10, "nonlinearity": 0.5,
+                                   "random_state": 0})
+    freq = (np.asarray(data.Y) > 0).mean(axis=0)
+    assert len(bars["x"]) == 10
+    assert np.allclose(y, [freq[data.labels.index(b)] for b in bars["x"]])
+
+
 def test_hyperplanes_chart_keeps_the_label_order_and_lengths_have_whole_ticks():
     import pandas as pd
 
