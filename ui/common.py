@@ -58,10 +58,27 @@ SHARED_CUTOFF = "shared_cutoff"
 SHARED_RUNS = "shared_runs"
 
 
-@st.cache_data(show_spinner="Loading dataset…", max_entries=16)
+@st.cache_resource(show_spinner="Loading dataset…", max_entries=4)
 def load_benchmark(key: str, options: tuple) -> ABData:
-    """A benchmark dataset by registry key; ``options`` is a hashable tuple of items."""
-    return datasets.load_dataset(key, **dict(options))
+    """A benchmark dataset by registry key; ``options`` is a hashable tuple of items.
+
+    One object shared by every session and rerun, never a copy: the 14M-row Criteo stand-in
+    is 0.8 GB, which ``cache_data`` pickled into its cache and unpickled again for every new
+    session.  Its arrays are made read-only, so that code writing into them fails loudly
+    instead of changing the data of other sessions; ``X``, a DataFrame, cannot be frozen:
+    nothing in ``ui/`` writes into it (pandas' copy-on-write keeps derived frames apart).
+    """
+    return _read_only(datasets.load_dataset(key, **dict(options)))
+
+
+def _read_only(data: ABData) -> ABData:
+    """``data`` with the write flag of its arrays cleared (those of its A/B/n view too)."""
+    for value in (data.y, data.t, data.tau, data.ids, *data.scores.values(),
+                  *data.extra.values(),
+                  *(() if data.multiarm is None else vars(data.multiarm).values())):
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return data
 
 
 @dataclass(frozen=True)
