@@ -75,7 +75,8 @@ with common.guard("Checking the settings"):
 job = st.session_state.get("il_job")  # (job id, its config)
 if job is None and config is not None and view.is_stored(config, data):
     # a new session (a reload, a link) shows the result of settings run before at once
-    job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
+    with common.guard("Opening the stored result"):
+        job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
 if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
     with common.guard("Starting the simulation"):
         if job is not None and job[1] != config:
