@@ -616,3 +616,25 @@ def test_the_status_says_what_a_job_is_setting_up_and_that_it_is_cancelling(tmp_
     done = _make_status({**snap, "state": "cancelled", "cancel_requested": True,
                          "finished": 128.0}, training, 0, 130.0)
     assert not done.cancelling
+
+
+def test_a_task_that_trains_ends_with_trained_in_and_others_with_done_in(runner):
+    """A ranking run or the several-arms models read as training does ("Trained in 1.2 s"),
+    a simulation or an experiment "Done in 1.2 s"; the flag survives the job's record."""
+    from core.runs.tasks import TaskSpec
+
+    trains = TaskSpec.make(f"{__name__}:toy_task", {"tag": 311}, trains=True)
+    plain = TaskSpec.make(f"{__name__}:toy_task", {"tag": 312})
+    assert trains.key() != plain.key()  # (other params); the flag itself is not in the key
+    assert TaskSpec.make(f"{__name__}:toy_task", {"tag": 311}).key() == trains.key()
+    assert TaskSpec.from_dict(trains.to_dict()) == trains
+    assert TaskSpec.from_dict({k: v for k, v in plain.to_dict().items()
+                               if k != "trains"}) == plain  # records written before the flag
+    a = runner.submit_task(trains, session="verb")
+    b = runner.submit_task(plain, session="verb")
+    for job, verb in ((a, "Trained"), (b, "Done")):
+        status = runner.wait(job, WAIT)
+        assert status.state == "done", runner.log(job)
+        assert status.verb == verb and status.message.startswith(f"{verb} in ")
+    run = runner.submit(toy(tag=313), data=DATA, session="verb")
+    assert runner.wait(run, WAIT).verb == "Trained"

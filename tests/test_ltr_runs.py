@@ -84,6 +84,7 @@ def test_task_stores_test_scores_and_is_listed_per_dataset(tmp_path):
     src = RankingSource.make("world", **WORLD)
     fp = ltr_runs.data_fingerprint(src)
     spec = ltr_runs.ranking_spec(src, fp, "Pointwise regression")
+    assert spec.trains  # its job ends "Trained in … s", as a run on the Train page does
     meta, frames = ltr_runs.ranking_task(spec.params_dict, inputs={}, store=store,
                                          progress=lambda f, t: None)
     store.save_result(spec.key(), meta, frames)

@@ -184,8 +184,7 @@ def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str
     elif job.state == "cancelled":
         box.warning("Cancelled — nothing was stored.", icon=":material/cancel:")
     else:
-        done = "Trained" if job.kind == "train" else "Done"
-        box.success(f"{done} in {job.elapsed:.1f} s" if job.state == "done" else job.message,
+        box.success(f"{job.verb} in {job.elapsed:.1f} s" if job.state == "done" else job.message,
                     icon=":material/check:")
 
 

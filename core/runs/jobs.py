@@ -179,6 +179,10 @@ class JobStatus:
     cancelling: bool = False
     target: str | None = None
 
+    #: "Trained" for a training run or a task that trains models, else "Done": how the job's
+    #: end reads ("Trained in 12.3 s")
+    verb: str = "Trained"
+
     @property
     def is_final(self) -> bool:
         """True for done, cached, failed, cancelled and interrupted."""
@@ -620,8 +624,7 @@ class JobRunner:
             state = reply.get("state", "failed")
             message = reply.get("message", "")
             if state == "done":
-                verb = "Trained" if job.kind == "train" else "Done"
-                message = (f"{verb} in {time.time() - (job.started or time.time()):.1f} s"
+                message = (f"{_verb(job.config)} in {time.time() - (job.started or time.time()):.1f} s"
                            + (" (it finished before the cancel request took effect)."
                               if job.cancel_requested else "."))
             elif state == "cancelled":
@@ -771,7 +774,12 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         progress=float(progress.get("fraction") or 0.0) if task else None,
         fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name,
         data_name=snap["data_name"], cancelling=cancelling,
-        target=snap["config"].target if task else None)
+        target=snap["config"].target if task else None, verb=_verb(snap["config"]))
+
+
+def _verb(config: RunConfig | TaskSpec) -> str:
+    """How a job's end reads: "Trained" for a run or a task that trains models, else "Done"."""
+    return "Done" if isinstance(config, TaskSpec) and not config.trains else "Trained"
 
 
 def _save_inputs(job_dir: Path, inputs: dict) -> None:

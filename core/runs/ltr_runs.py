@@ -311,7 +311,7 @@ def ranking_spec(source: RankingSource, fingerprint: str, model: str, *,
               # the preset's settings, so a run of an earlier grid is not served as this one
               "budget": [conf.n_estimators, list(conf.learning_rates), list(conf.alphas),
                          conf.patience]}
-    return TaskSpec.make(TASK, params, label=f"{model} · {preset} · seed {seed}")
+    return TaskSpec.make(TASK, params, label=f"{model} · {preset} · seed {seed}", trains=True)
 
 
 def submit_ranking_run(runner: Any, source: RankingSource, model: str, *, data: Any = None,

@@ -89,7 +89,7 @@ def multiarm_spec(dataset: Mapping[str, str], model: str, *, trees: int = 100,
     params = {"dataset": dataset, "model": model, "trees": int(trees), "seed": int(seed)}
     if fingerprint is not None:
         params["fingerprint"] = str(fingerprint)
-    return TaskSpec.make(TASK, params, label=f"{model} · {trees} trees")
+    return TaskSpec.make(TASK, params, label=f"{model} · {trees} trees", trains=True)
 
 
 def multiarm_task(params: dict, *, inputs: dict, store: Any,

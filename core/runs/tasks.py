@@ -40,9 +40,13 @@ class TaskSpec:
     target: str
     params: str
     label: str = ""
+    #: the task trains models (a ranking run, the several-arms models): its job ends with
+    #: "Trained in … s", as a training run's does, not "Done in … s"; not part of the key
+    trains: bool = False
 
     @classmethod
-    def make(cls, target: str, params: Mapping[str, Any], *, label: str = "") -> TaskSpec:
+    def make(cls, target: str, params: Mapping[str, Any], *, label: str = "",
+             trains: bool = False) -> TaskSpec:
         if not isinstance(target, str) or target.count(":") != 1:
             raise ValueError(f"target must be 'module:function'; got {target!r}.")
         try:
@@ -50,7 +54,7 @@ class TaskSpec:
                               allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"params must be JSON-able (no NaN); {exc}") from None
-        return cls(target, text, str(label))
+        return cls(target, text, str(label), bool(trains))
 
     @property
     def params_dict(self) -> dict:
@@ -61,8 +65,10 @@ class TaskSpec:
         return hashlib.sha256(f"task\n{self.target}\n{self.params}".encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict:
-        return {"target": self.target, "params": self.params, "label": self.label}
+        return {"target": self.target, "params": self.params, "label": self.label,
+                "trains": self.trains}
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TaskSpec:
-        return cls(str(d["target"]), str(d["params"]), str(d.get("label", "")))
+        return cls(str(d["target"]), str(d["params"]), str(d.get("label", "")),
+                   bool(d.get("trains", False)))
