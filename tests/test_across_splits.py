@@ -662,3 +662,16 @@ def test_depth_verdict_shows_half_percents_and_an_unstable_best_depth():
     assert "moves from 22.5% to 48% across bootstrap samples" in text
     assert "any depth from 15% to 27.5% is statistically equivalent" in _depth_verdict(
         0.25, 0.15, 0.275, 0.95, 0.2, 0.3)
+
+
+def test_a_depth_whose_profit_interval_holds_zero_is_said_to_earn_nothing_distinguishable():
+    """'Well determined' depth, profit −74.85 to 75.35 (a walk's Compare page): the verdict
+    adds that this profit is not distinguishable from zero; an interval above 0 adds nothing,
+    and 'targeting nobody' needs no such sentence."""
+    from core.evaluation.across_splits import _depth_verdict
+
+    text = _depth_verdict(0.01, 0.005, 0.02, 0.95, 0.005, 0.02, profit=(-74.85, 75.35))
+    assert text == ("Best depth 1%; well determined (equivalent depths 0.5%–2%). Its profit is "
+                    "not distinguishable from zero (95% interval -74.85 to 75.35).")
+    assert "zero" not in _depth_verdict(0.01, 0.005, 0.02, 0.95, profit=(3.0, 75.35))
+    assert "zero" not in _depth_verdict(0.0, 0.0, 0.02, 0.95, profit=(-5.0, 5.0))

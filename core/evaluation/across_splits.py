@@ -490,7 +490,8 @@ class DepthResult:
                 "equivalent_low": self.fractions[lo], "equivalent_high": self.fractions[hi],
                 "profit_all": curve[-1],
                 "verdict": _depth_verdict(self.fractions[g], self.fractions[lo],
-                                          self.fractions[hi], self.level, d_lo, d_hi),
+                                          self.fractions[hi], self.level, d_lo, d_hi,
+                                          profit=(p_lo, p_hi)),
             }
         out = pd.DataFrame.from_dict(rows, orient="index")
         out.index.name = "ranker"
@@ -503,9 +504,21 @@ def _pct(fraction: float) -> str:
 
 
 def _depth_verdict(best: float, lo: float, hi: float, level: float, d_lo: float = np.nan,
-                   d_hi: float = np.nan) -> str:
+                   d_hi: float = np.nan, *, profit: tuple[float, float] | None = None) -> str:
     """One sentence on the best depth: flat (equivalent depths span ≥ 10 points), unstable
-    (its bootstrap interval ``d_lo … d_hi`` does), or well determined."""
+    (its bootstrap interval ``d_lo … d_hi`` does), or well determined; then, when the
+    ``profit`` interval at that depth holds 0, a second sentence saying so (a well
+    determined depth can still earn nothing distinguishable from zero)."""
+    text = _depth_sentence(best, lo, hi, level, d_lo, d_hi)
+    if best > 0 and profit is not None and profit[0] <= 0 <= profit[1]:
+        text += (f" Its profit is not distinguishable from zero ({level:.0%} interval "
+                 f"{profit[0]:,.2f} to {profit[1]:,.2f}).")
+    return text
+
+
+def _depth_sentence(best: float, lo: float, hi: float, level: float, d_lo: float,
+                    d_hi: float) -> str:
+    """The first sentence of :func:`_depth_verdict`."""
     if best == 0:
         head = "No depth pays more than targeting nobody"
     else:
