@@ -153,6 +153,7 @@ def test_definition_ranks_profit_and_deciles_use_every_split(page):
             cell = ranks.loc[d.label, short[labels[run.run_id]]]
             assert cell == f"{means[run.run_id]:,.{digits}f} (rank {rank})"
         assert ranks.loc[d.label, "winner"] == short[labels[best]]
+    assert list(ranks.columns)[0] == "winner"  # the answer first: never cut off on the right
     summary = _frame(at, "cmp_summary")
     assert set(summary.index) == set(short.values())  # the legend's names: the table fits
     assert {"best depth", "statistically equivalent depths"} <= set(summary.columns)

@@ -320,7 +320,8 @@ def bands_frame(bands: dict) -> pd.DataFrame:
 
 def ranks_display(ranks: pd.DataFrame, names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The definition-sensitivity table for people: one row per definition (plain-words
-    label), one column per run with "AUUC (rank k)", then the winner.
+    label), the winner first (the table's answer, visible however many runs follow), then
+    one column per run with "AUUC (rank k)".
 
     ``ranks`` is :func:`~core.evaluation.compare.definition_ranks` (or its mean over
     splits); ``names`` maps a run label to the (shorter) column name shown.  Relative
@@ -337,8 +338,9 @@ def ranks_display(ranks: pd.DataFrame, names: Mapping[str, str] | None = None) -
             cells.append(DASH if not np.isfinite(value) else
                          f"{fmt_number(value, digits)} (rank {int(rank)})")
         out[names.get(run, run)] = cells
-    out["winner"] = [DASH if w is None else " = ".join(names.get(r, r) for r in w.split(" = "))
-                     for w in ranks["winner"]]
+    out.insert(0, "winner", [DASH if w is None else " = ".join(names.get(r, r)
+                                                             for r in w.split(" = "))
+                             for w in ranks["winner"]])
     return out
 
 
