@@ -52,7 +52,9 @@ def data_section(data: ABData) -> None:
     covariate balance of each treatment arm against control."""
     multi = data.multiarm
     st.caption(arms_caption(data))
-    left, right = st.columns(2)
+    # one under the other: side by side, the arms table's "vs control" (the effect of each
+    # arm) and the balance table's columns were cut off at a laptop's width
+    left, right = st.container(), st.container()
     with left:
         design = "assumed" if multi.design_assumed else "designed"
         st.markdown(f"**Arms** (observed vs {design} share; mean outcome and its difference "
