@@ -70,8 +70,7 @@ with common.guard("Comparing the runs"):
     top = e2.number_input("Documents shown", 5, 200, 20, key="rkc_top")
     per_query = view.metric_labels(int(k), per_query=True)
     st.dataframe(view.query_metrics(frames, qid, per_query), width="stretch",
-                 key="rkc_qmetrics", column_config={
-                     c: st.column_config.NumberColumn(format="%.3f") for c in per_query.values()})
+                 key="rkc_qmetrics")
     cols = st.columns(min(len(chosen), 2))
     for i, key in enumerate(chosen):
         col = cols[i % len(cols)]

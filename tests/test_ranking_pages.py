@@ -322,7 +322,7 @@ def test_compare_keeps_the_metric_family_and_shows_no_precision_above_one(monkey
     assert len(tables) == 2  # the means, then the query explorer's table
     means, qm = tables
     assert "macro P@100" not in qm.columns and "micro P@100" not in qm.columns
-    assert qm["P@100"].tolist() == pytest.approx([40 / 61] * 2)
+    assert qm["P@100"].tolist() == [f"{40 / 61:.3f}"] * 2
     assert (qm.select_dtypes("number").fillna(0).to_numpy() <= 1).all()
     # Macro P@k over the queries (Welleck 2016): total hits / (C · Σ k_q) = 41 / 65.
     assert means["macro P@100"].tolist() == pytest.approx([41 / 65] * 2, abs=1e-4)
@@ -376,3 +376,34 @@ def test_ranking_compare_preselects_the_papers_pair_then_the_newest_runs():
     assert DEFAULT_MODELS == ("LambdaMART λ-MAUC", "Linear pairwise AUC")
     assert preselected_runs(table) == ["e", "c", "a", "b"]
     assert preselected_runs(table.iloc[:2]) == ["a", "b"]  # neither default model trained
+
+
+def test_the_query_explorer_writes_an_undefined_metric_as_a_dash_not_none():
+    """A query without a relevant document has no AUC or MAP: "—", as everywhere else."""
+    from core.evaluation import per_query_metrics
+    from ui.ranking_view import query_metrics
+
+    rel, score, qid = [0, 0, 0, 1, 0, 2], [0.3, 0.2, 0.1, 0.9, 0.5, 0.7], [1, 1, 1, 2, 2, 2]
+    frame = per_query_metrics(rel, score, qid, k=3)
+    table = query_metrics({"run": frame}, 1, {"auc": "AUC", "p@3": "P@3"})
+    assert table.loc["run", "AUC"] == "—"  # query 1: nothing relevant
+    assert table.loc["run", "P@3"] == "0.000"  # defined: no relevant document in the top 3
+    both = query_metrics({"run": frame}, 2, {"auc": "AUC"})
+    # query 2: the relevant documents (0.9, 0.7) above the irrelevant one (0.5): AUC 1
+    assert both.loc["run", "AUC"] == "1.000"
+
+
+def test_the_paired_note_names_only_the_reason_that_applies_to_the_metric():
+    """AUC and MAUC need a relevant and an irrelevant document; MAP, NDCG, P-nDCG only a
+    relevant one — the caption said both reasons for every metric."""
+    import pandas as pd
+
+    from ui.ranking_view import paired_note
+
+    frames = {"a": pd.DataFrame(index=range(10)), "b": pd.DataFrame(index=range(10))}
+    tests = pd.DataFrame({"n_queries": [7]})
+    assert "(no relevant document, or only relevant ones)" in paired_note(frames, tests, "AUC")
+    for label in ("MAP", "NDCG@10", "P-nDCG"):
+        note = paired_note(frames, tests, label)
+        assert "7 of the 10 test queries" in note
+        assert "(no relevant document)" in note and "only relevant" not in note

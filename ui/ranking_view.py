@@ -399,10 +399,12 @@ def paired_note(frames: dict[str, pd.DataFrame], tests: pd.DataFrame, label: str
     used = int(tests["n_queries"].max()) if len(tests) else 0
     if used >= n_total:
         return f"The paired tests use all {n_total:,} test {plural(n_total, 'query', 'queries')}."
+    # AUC and MAUC need a relevant and an irrelevant document; the others only a relevant one
+    why = ("no relevant document, or only relevant ones" if label in ("AUC", "MAUC")
+           else "no relevant document")
     return (f"The paired tests use {used:,} of the {n_total:,} test "
             f"{plural(n_total, 'query', 'queries')}: "
-            f"{label} is undefined on the others (no relevant document, or only relevant "
-            "ones), so they are left out.")
+            f"{label} is undefined on the others ({why}), so they are left out.")
 
 
 def plural(n: int, one: str, many: str) -> str:
@@ -426,9 +428,13 @@ def tests_display(tests: pd.DataFrame) -> pd.DataFrame:
 
 
 def query_metrics(frames: dict[str, pd.DataFrame], qid, metrics: dict[str, str]) -> pd.DataFrame:
-    """How each metric scores query ``qid`` in every run (runs × metrics)."""
-    return pd.DataFrame({name: {label: frame.loc[qid, col] for col, label in metrics.items()}
-                         for name, frame in frames.items()}).T
+    """How each metric scores query ``qid`` in every run (runs × metrics), as text with 3
+    decimals; a metric undefined on the query (no relevant document) reads "—", not "None"."""
+    def text(value) -> str:
+        return f"{value:.3f}" if pd.notna(value) else DASH
+
+    return pd.DataFrame({name: {label: text(frame.loc[qid, col]) for col, label in
+                                metrics.items()} for name, frame in frames.items()}).T
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
