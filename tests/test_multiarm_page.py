@@ -248,3 +248,30 @@ def test_policy_takeaway_judges_by_the_paired_standard_error():
     assert "is worse than it" in multiarm_runs.policy_takeaway(table(0.0048), markdown=False)
     assert "not distinguishable" in multiarm_runs.policy_takeaway(table(0.0072),
                                                                    markdown=False)
+
+
+def test_a_per_arm_ranker_is_said_to_give_scores_not_uplifts_beside_its_costs():
+    """LambdaMART-PCG per arm fits an order, not amounts: the page and the report say that
+    its predicted uplift, cost rule and calibration read scores as amounts; a two-model run
+    (uplifts in outcome units) gets no such warning."""
+    from core.runs import multiarm_runs
+
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    _open_world(at)
+    assert_clean(at.switch_page("pages/train.py").run())
+    model = "LambdaMART-PCG per arm (0/1 only)"
+    at.multiselect(key="ma_models").set_value([model])
+    at.select_slider(key="ma_trees").set_value(50)
+    assert_clean(at.button(key="ma_train").click().run())
+    assert_clean(at.switch_page("pages/compare.py").run())
+    deadline = time.time() + 180
+    while time.time() < deadline and not any("net value" in d.value.columns
+                                             for d in at.dataframe):
+        time.sleep(1)
+        assert_clean(at.run())
+    warnings = [str(w.value) for w in at.warning]
+    assert f"{model} ranks customers" in " ".join(warnings)
+    assert multiarm_runs.score_scale_caveat(model) in warnings
+    assert multiarm_runs.score_scale_caveat("Two-model per arm") == ""
+    for name, (cls, _) in multiarm_runs.MULTIARM_MODELS.items():  # every ranker, only them
+        assert bool(multiarm_runs.score_scale_caveat(name)) == (cls == "LambdaMARTUplift")

@@ -156,6 +156,8 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     test, names = frames["test"], meta["arms"]
     st.caption(f"{meta['model']}: evaluated on {len(test):,} test rows, fitted in "
                f"{meta['fit_seconds']:.1f} s. Outcome: {meta['outcome']}.")
+    if scale := multiarm_runs.score_scale_caveat(meta["model"]):
+        st.warning(scale, icon=":material/straighten:")
     curves = arm_curves(test, names)
     st.plotly_chart(curves, width="stretch", key="ma_curves")
     arms_table = multiarm_runs.arm_summary(test, names)

@@ -23,7 +23,8 @@ from core.runs.tasks import TaskSpec
 __all__ = ["MULTIARM_MODELS", "PAIR_ROWS", "POLICY_NOTE", "RULE", "VS_RULE", "VS_RULE_SE",
            "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence", "list_multiarm_runs",
            "load_multiarm", "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
-           "multiarm_task", "policy_table", "policy_takeaway", "score_export", "shares_label",
+           "multiarm_task", "policy_table", "policy_takeaway", "score_export",
+           "score_scale_caveat", "shares_label",
            "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
@@ -271,6 +272,25 @@ def cost_sentence(arms: list[str], cost) -> str:
             + "; net value = value − cost.")
 
 
+def score_scale_caveat(model: str) -> str:
+    """A warning for a per-arm model that predicts a ranking score, not an uplift in outcome
+    units (the LambdaMART rankers: only their order is fitted), whose "predicted uplift",
+    cost rule and calibration therefore read a score as an amount; ``""`` for the others.
+
+    >>> score_scale_caveat("Two-model per arm")
+    ''
+    >>> score_scale_caveat("LambdaMART-PCG per arm (0/1 only)")[:60]
+    'LambdaMART-PCG per arm (0/1 only) ranks customers: its score'
+    """
+    if MULTIARM_MODELS.get(model, ("",))[0] != "LambdaMARTUplift":
+        return ""
+    return (f"{model} ranks customers: its scores order them within each arm but are not "
+            "uplifts in outcome units. Its curves and AUUC are meaningful; its \"predicted "
+            "uplift\", the comparison with the arms' costs and the calibration below read "
+            "the scores as amounts, which they are not. For a policy with costs, use a "
+            "two-model or transformed-outcome run.")
+
+
 def calibration_caveat(arms_table: pd.DataFrame, *, z: float = 2.0) -> str:
     """A warning when the calibration slope of an arm is indistinguishable from 0
     (``|slope| < z·SE``): the model then does not tell who benefits from that arm.
@@ -333,7 +353,8 @@ def multiarm_sections(meta: Mapping, test: pd.DataFrame, data: Any, *, cost: Any
     split = (f"Arm split vs the design: χ² p = {srm['p_value']:.3f} over {len(arms)} arms "
              + ("(no sample ratio mismatch)." if srm["p_value"] >= 0.001
                 else "— a sample ratio mismatch: check the randomisation."))
-    takeaway = " ".join(t for t in (policy_takeaway(policies, markdown=False),
+    takeaway = " ".join(t for t in (score_scale_caveat(meta["model"]),
+                                    policy_takeaway(policies, markdown=False),
                                     cost_sentence(arms, cost), calibration_caveat(per_arm))
                         if t)
     figs = dict(figures)
