@@ -43,8 +43,9 @@ def result(root: str, key: str):
 
 def arms_caption(data: ABData) -> str:
     multi = data.multiarm
-    return (f"An experiment with {len(multi.arms)} arms ({', '.join(multi.arms)}; control "
-            f"first) and a {multi.outcome_kind} outcome.")
+    k = len(multi.arms) - 1
+    return (f"An experiment with a control and {k} treatment arm{'s' * (k > 1)} "
+            f"({', '.join(multi.arms)}; control first) and a {multi.outcome_kind} outcome.")
 
 
 def data_section(data: ABData) -> None:

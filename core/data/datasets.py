@@ -374,7 +374,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "(⅓ each); which e-mail for whom. 'spend' is the amount in dollars.",
     ),
     "multiarm_world": DatasetSpec(
-        "multiarm_world", "Multi-arm world (synthetic, three arms, known effects)",
+        "multiarm_world", "Multi-arm world (synthetic: control + three offers, known effects)",
         lambda n=30_000, outcome="binary", random_state=0: make_multiarm_world(
             int(n), n_arms=3, outcome=outcome, random_state=_seed(random_state)).binary_view(),
         {"n": (30_000, 10_000, 100_000), "outcome": ("binary", "spend"),

@@ -293,6 +293,7 @@ def make_multiarm_world(n: int = 20_000, *, n_arms: int = 2, costs: Any = None,
     return MultiArmData(
         X=pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 6)]), y=y, t=t, arms=arms,
         design=design, tau=true, cost=default_cost if costs is None else costs,
-        name=f"Multi-arm world ({n_arms} arms, {outcome}, seed {random_state})",
-        description="Synthetic A/B/n experiment with a known effect per arm "
-                    "(core.data.multiarm.make_multiarm_world).")
+        name=f"Multi-arm world (control + {n_arms} offers, {outcome}, seed {random_state})",
+        description="Synthetic A/B/n experiment: a control arm and "
+                    f"{n_arms} offer{'s' * (n_arms > 1)}, each with a known effect per "
+                    "customer.")
