@@ -40,7 +40,7 @@ edited = st.data_editor(view.editor_list(), num_rows="dynamic", width="stretch",
                                 "grade (0 = not relevant)", min_value=0, max_value=10, step=1),
                             "probability": st.column_config.NumberColumn(
                                 "predicted probability", min_value=0.0, max_value=1.0,
-                                step=0.01, format="%.2f")})
+                                step=0.001, format="%.3f")})
 beta = st.slider("β of the Zipf-β discount 1/iᵝ", 0.1, 3.0, 1.5, 0.1, key="pn_beta")
 with common.guard("Scoring the list"):
     table = view.discounts(edited, float(beta))

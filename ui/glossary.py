@@ -178,8 +178,8 @@ GLOSSARY: dict[str, str] = {
                            "same top k serves every grade, so micro and macro coincide when "
                            "every query has k documents (they weigh shorter queries "
                            "differently); both are the binary P@k divided by C.",
-    "P-nDCG": "nDCG with the predicted probability as the discount (Wong 2019): a relevant "
-              "document counts as much as the model is confident in it, against the best "
+    "P-nDCG": "P-nDCG is nDCG with the predicted probability as the discount (Wong 2019): a "
+              "relevant document counts as much as the model is confident in it, against the best "
               "possible use of the same probabilities. It separates models that nDCG calls "
               "equal: same positions, different confidence.",
     "Paired per-query test": "Both runs rank the same test queries, so each query gives one "
