@@ -86,7 +86,7 @@ def data_section(data: ABData) -> None:
                     "differences; |SMD| > 0.1 would be a concern)", help=GLOSSARY["SMD"])
         with common.guard("The balance table"):
             balance = multi.balance()
-            st.dataframe(balance, height=260, key="data_balance_arms", column_config={
+            st.dataframe(balance, key="data_balance_arms", column_config={
                 c: st.column_config.NumberColumn(format="%+.3f") for c in balance.columns})
             worst = float(balance.abs().max().max())
             st.caption(f"Largest |SMD| over all arms and features: {worst:.3f}"
