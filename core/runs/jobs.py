@@ -624,7 +624,8 @@ class JobRunner:
             state = reply.get("state", "failed")
             message = reply.get("message", "")
             if state == "done":
-                message = (f"{_verb(job.config)} in {time.time() - (job.started or time.time()):.1f} s"
+                took = time.time() - (job.started or time.time())
+                message = (f"{_verb(job.config)} in {took:.1f} s"
                            + (" (it finished before the cancel request took effect)."
                               if job.cancel_requested else "."))
             elif state == "cancelled":
