@@ -223,8 +223,8 @@ def test_ranking_lab_trains_two_rankers_on_mq2008_and_reaches_a_verdict(app_url,
 
         nav.get_by_role("link", name="Ranking runs", exact=True).click()
         page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("Done in").first.wait_for(timeout=180_000)
-        page.get_by_text("Done in").nth(1).wait_for(timeout=180_000)
+        page.get_by_text("Trained in").first.wait_for(timeout=180_000)
+        page.get_by_text("Trained in").nth(1).wait_for(timeout=180_000)
         page.get_by_text("Trained runs on this dataset").wait_for()
         _assert_clean(page, "Ranking runs page")
 
