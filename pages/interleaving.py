@@ -73,11 +73,9 @@ with common.guard("Checking the settings"):
                 f"{', '.join(f'{c:,}' for c in dropped)} {'are' if many else 'is'} left out.")
 
 job = st.session_state.get("il_job")  # (job id, its config)
-if job is None and config is not None and view.is_stored(config, data):
-    # a new session (a reload, a link) shows the result of settings run before at once
-    with common.guard("Opening the stored result"):
-        job = st.session_state["il_job"] = (view.submit(config, data, scores), config)
-if st.button("Run simulation", type="primary", key="il_run", disabled=config is None):
+# Run, or a new session (a reload, a link) whose settings ran before: their stored result
+if st.button("Run simulation", type="primary", key="il_run", disabled=config is None) or (
+        job is None and config is not None and view.is_stored(config, data)):
     with common.guard("Starting the simulation"):
         if job is not None and job[1] != config:
             common.runner().cancel(job[0], session=common.session_id())

@@ -83,12 +83,9 @@ elif methods:
         **({} if tuned else view.FIXED_PARAMETERS),
         data_digest=digest)
 job = st.session_state.get("lr_job")  # (job id, settings, context of its data)
-if job is None and config is not None and view.is_stored(config):
-    # a new session (a reload, a link) shows the result of settings run before at once
-    with common.guard("Opening the stored result"):
-        job = st.session_state["lr_job"] = (view.submit(config, data), config,
-                                            view.context(data))
-if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None):
+# Run, or a new session (a reload, a link) whose settings ran before: their stored result
+if st.button("Run experiment", type="primary", key="lr_run", disabled=config is None) or (
+        job is None and config is not None and view.is_stored(config)):
     with common.guard("Starting the experiment"):
         job = st.session_state["lr_job"] = (view.submit(config, data), config,
                                              view.context(data))

@@ -164,15 +164,19 @@ DEPTH_COLUMNS = {
 }
 
 
-def depth_table(depth: pd.DataFrame) -> pd.DataFrame:
-    """The depth table as the page shows it: :func:`~core.runs.views.depth_display` with the
-    runs by the short names of the chart's legend, and without the profit of treating
-    everyone when it is the same for every run (the caption gives it; it always is on
-    shared test rows).  The report and the downloads keep the full table."""
+def depth_table(depth: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The depth table as the page shows it, and the profit of treating everyone when it is
+    the same for every run (it always is on shared test rows; ``None`` otherwise):
+    :func:`~core.runs.views.depth_display` with the runs by the short names of the chart's
+    legend, without that profit's column when the caption gives it.  The report and the
+    downloads keep the full table."""
     table = depth_display(depth)
-    if table["profit if everyone is treated"].nunique() == 1:
+    everyone = table["profit if everyone is treated"].unique()
+    if len(everyone) == 1:
         table = table.drop(columns="profit if everyone is treated")
-    return table.rename(index=short_names(table.index))
+    return (table.rename(index=short_names(table.index)),
+            everyone[0] if len(everyone) == 1 else None)
+
 
 def _with_progress(key: tuple, compute, what: str | None):
     """``compute(progress)`` once per ``key`` (kept in :func:`_store`), with a progress bar
@@ -741,12 +745,11 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     for name, row in depth.iterrows():
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
             f"**{name}** — {row['verdict']}")
-    st.dataframe(depth_table(depth), width="stretch", key="cmp_summary",
-                 column_config=DEPTH_COLUMNS)
-    everyone = depth_display(depth)["profit if everyone is treated"].unique()
+    table, everyone = depth_table(depth)
+    st.dataframe(table, width="stretch", key="cmp_summary", column_config=DEPTH_COLUMNS)
     st.caption(RANGES_NOTE + " Profit is in the units of the value per response (or of the "
-               "value column)" + (f"; treating everyone gives {everyone[0]}, whichever the "
-                                  "ranking." if len(everyone) == 1 else "."))
+               "value column)" + (f"; treating everyone gives {everyone}, whichever the "
+                                  "ranking." if everyone is not None else "."))
     common.figure_html_button(fig, "uprank_profit", "cmp_profit_html",
                               label="Profit chart (HTML)")
     return fig, depth, {"cost": cost, "value_per_response": per_resp if fixed else None,
