@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
+
 from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
 
@@ -127,9 +129,15 @@ def test_a_job_of_another_tab_that_finishes_is_shown_done_once():
     assert len(watcher.dataframe[0].value) == 1  # the run is in Trained runs
     import json
 
-    config = json.loads(watcher.dataframe[0].proto.columns)  # 4 decimals, as on Compare
-    assert {config[c]["type_config"]["format"] for c in ("test AUUC@30%", "test AUUC@100%")} \
-        == {"%.4f"}
+    # as on Compare: at least 4 decimals, and two significant digits of the smallest value
+    # (at most 6)
+    config = json.loads(watcher.dataframe[0].proto.columns)
+    cols = ["test AUUC@30%", "test AUUC@100%"]
+    values = np.abs(watcher.dataframe[0].value[cols].to_numpy(dtype=float))
+    smallest = values[values > 0].min()
+    decimals = min(6, max(4, 1 - int(np.floor(np.log10(smallest)))))
+    assert {config[c]["type_config"]["format"] for c in cols} == {f"%.{decimals}f"}
+    assert float(f"{smallest:.{decimals}f}") != 0  # never "0.0000"
     assert_clean(watcher.run())  # and the page stays still
 
 

@@ -175,3 +175,23 @@ def test_a_value_the_same_on_every_split_shows_without_plus_minus_zero():
     assert shown.tolist() == ["0.0291 ± 0.0012", "0.0198", "0.1294"]
     summary.attrs["n_splits"] = 1  # one split: no sd is shown at all
     assert views.auuc_display(summary)["AUUC@30%"].tolist() == ["0.0291", "0.0198", "0.1294"]
+
+
+def test_auuc_of_a_rare_outcome_keeps_two_significant_digits():
+    # Hillstrom's conversion (0.6 % of customers): AUUC@10 % under a relative definition is
+    # ~5e-5 of an arm, which four decimals print as "0.0000"; two significant digits of the
+    # smallest value need six decimals, and no more than six (least + 2)
+    import pandas as pd
+
+    values = {"AUUC@10%": [0.0000483, 0.0000152], "AUUC@100%": [0.0015851, 0.0007520]}
+    summary = pd.DataFrame(values, index=pd.Index(["A", "Random targeting"], name="ranker"))
+    summary.attrs["n_splits"] = 1
+    shown = views.auuc_display(summary)
+    assert shown.loc["A", "AUUC@10%"] == "0.000048"
+    assert shown.loc["Random targeting", "AUUC@10%"] == "0.000015"
+    assert shown.loc["A", "AUUC@100%"] == "0.001585"
+    tiny = summary.assign(**{"AUUC@10%": [3e-9, 0.0000152]})  # 0 up to rounding: capped
+    assert views.auuc_display(tiny).loc["A", "AUUC@10%"] == "0.000000"
+    # a common outcome keeps Compare's four decimals
+    common = summary.assign(**{"AUUC@10%": [0.0123, 0.0048], "AUUC@100%": [0.0452, 0.0452]})
+    assert views.auuc_display(common).loc["A", "AUUC@10%"] == "0.0123"

@@ -8,6 +8,7 @@ import streamlit as st
 from core.data import ABData
 from core.runs.jobs import JobRunner
 from core.runs.presets import run_table
+from core.runs.views import auuc_decimals
 
 
 def runs_section(runner: JobRunner, data: ABData, fingerprint: str) -> None:
@@ -37,9 +38,13 @@ def runs_section(runner: JobRunner, data: ABData, fingerprint: str) -> None:
                 runner.store.delete(rid)
             st.rerun()
     if runs:
-        auuc = st.column_config.NumberColumn(format="%.4f")  # as Compare: 0.0040, not 0.004
-        st.dataframe(run_table(runs), width="stretch", hide_index=True, key="train_runs",
-                     column_config={"test AUUC@30%": auuc, "test AUUC@100%": auuc})
+        table = run_table(runs)
+        cols = ["test AUUC@30%", "test AUUC@100%"]
+        # as Compare: 0.0040, not 0.004; 0.000279 (a rare outcome), not 0.0003
+        auuc = st.column_config.NumberColumn(
+            format=f"%.{auuc_decimals(table[cols].to_numpy(dtype=float).ravel())}f")
+        st.dataframe(table, width="stretch", hide_index=True, key="train_runs",
+                     column_config=dict.fromkeys(cols, auuc))
         st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "
                    "higher is better), mean over the run's test splits. Every definition and "
                    "the baselines are on the Compare page.")

@@ -14,7 +14,7 @@ from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p, resolving_digits
 
-__all__ = ["auuc_csv", "auuc_display", "bands_frame", "best_run", "constant_rankers",
+__all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run", "constant_rankers",
            "default_runs", "depth_display", "display_labels", "fmt_number", "least_decimals",
            "mixed_splits_note", "paired_display", "ranks_display", "scores_frame",
            "split_curves", "test_scores", "test_splits", "unreadable_runs"]
@@ -63,16 +63,30 @@ def least_decimals(definition: str) -> int:
     return 4 if DEFINITIONS[definition].units == "relative" else 1
 
 
-def _shown_digits(values, widths, least: int) -> int:
-    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and with
-    ``least`` under 4 (counts of responders) enough for two significant digits of the
-    smallest non-zero value too, up to 4 (0.04 responders is not "0.0")."""
+def _shown_digits(values, widths, least: int, most: int = 4) -> int:
+    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and enough
+    for two significant digits of the smallest non-zero value too, up to ``most`` (0.04
+    responders is not "0.0"; with ``most`` 6, a share of 0.000015 is not "0.0000").  With
+    ``least`` 4 or more and ``most`` 4 the values add nothing (differences to a reference:
+    their intervals set the decimals)."""
     digits = resolving_digits(widths, least=least)
     v = np.abs(np.asarray(list(values), dtype=float))
     v = v[np.isfinite(v) & (v > 0)]
-    if least < 4 and v.size:
-        digits = max(digits, min(4, 1 - int(np.floor(np.log10(v.min())))))
+    if v.size:
+        digits = max(digits, min(most, 1 - int(np.floor(np.log10(v.min())))))
     return digits
+
+
+def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
+    """Decimals for a column of AUUCs: enough for the narrowest of ``widths`` (intervals or
+    sds) and for two significant digits of the smallest non-zero value, at least ``least``
+    and at most two more (four for counts of responders).  AUUC@10 % of a rare outcome
+    (Hillstrom's 0.6 % conversion) is ~1e-5 of an arm: "0.000048", not "0.0000".
+
+    >>> auuc_decimals([0.0291, 0.0012]), auuc_decimals([0.000048, 0.0016]), auuc_decimals([])
+    (4, 6, 4)
+    """
+    return _shown_digits(values, widths, least, most=max(4, least + 2))
 
 
 def _interval(low, high, digits: int = 4) -> str:
@@ -107,7 +121,8 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     appears only with ``boot`` ("—" for the baselines, which are not resampled).
     ``digits=None`` picks enough decimals for the narrowest interval or sd
     (:func:`resolving_digits`, at least ``least``: 4 for shares of an arm, 1 for counts of
-    responders under an absolute definition).
+    responders under an absolute definition) and for two significant digits of the smallest
+    non-zero AUUC, with at most two decimals more than ``least`` (four for counts).
     """
     n_splits = summary.attrs.get("n_splits", 1)
     cols = [c for c in summary.columns if c.startswith("AUUC@")]
@@ -116,7 +131,7 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
         widths = [] if boot is None else list(boot["ci_high"] - boot["ci_low"])
         if n_splits > 1:
             widths += [e for sd in spread.values() for e in sd if e is not None]
-        digits = _shown_digits(summary[cols].to_numpy().ravel(), widths, least)
+        digits = auuc_decimals(summary[cols].to_numpy().ravel(), widths, least=least)
     out = pd.DataFrame(index=summary.index.copy())
     out.index.name = "run"
     for col in cols:
