@@ -638,6 +638,12 @@ def test_hillstrom_other_arms_and_outcomes(shared_data):
     assert (anyarm.n_treated, anyarm.n_control) == (21_387 + 21_307, 21_306)
     spend = load_hillstrom("womens", "spend>0", data_dir=shared_data, allow_download=False)
     np.testing.assert_array_equal(spend.y, (spend.extra["spend"] > 0).astype(np.int8))
+    # the same rows as conversion (why the Data page lists only conversion)
+    womens = load_hillstrom("womens", "conversion", data_dir=shared_data, allow_download=False)
+    np.testing.assert_array_equal(spend.y, womens.y)
+    raw = pd.read_csv(shared_data / "hillstrom.csv", usecols=["conversion", "spend"])
+    assert ((raw["spend"] > 0) == (raw["conversion"] == 1)).all() and raw["conversion"].sum() \
+        == 578
     with pytest.raises(ValueError,
                        match=r"arm must be one of 'womens', 'mens', 'any', 'all'; got 'kids'"):
         load_hillstrom("kids")

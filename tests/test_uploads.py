@@ -168,6 +168,16 @@ def test_choice_of_a_listed_dataset_round_trips():
     assert DatasetChoice.from_params(choice.to_params()) == choice
 
 
+def test_a_link_to_a_value_no_longer_listed_opens_the_same_data():
+    # Hillstrom's "spend>0" is its "conversion" column (tests/test_datasets.py checks the
+    # rows); it left the listing, and a link written before opens conversion
+    for key in ("hillstrom", "hillstrom_arms"):
+        assert "spend>0" not in DATASETS[key].options["outcome"]
+        old = DatasetChoice.from_params({"dataset": key, "outcome": "spend>0"})
+        assert dict(old.options)["outcome"] == "conversion"
+        assert old == DatasetChoice.listed(key, {"outcome": "conversion"})
+
+
 def test_options_are_typed_and_missing_ones_take_the_default():
     choice = DatasetChoice.from_params({"dataset": "world", "n": ["20000", "5000"]})
     assert choice.options == (("n", 5000), ("random_state", 0))  # the last value counts

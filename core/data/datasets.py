@@ -202,7 +202,9 @@ def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
         rows, ``t`` = 0 (No E-Mail), 1 (Womens E-Mail), 2 (Mens E-Mail), designed shares 1/3.
     outcome : {"visit", "conversion", "spend>0", "spend"}
         ``"spend"`` (dollars, continuous) only with ``arm="all"``; the two-arm data hold
-        0/1 outcomes (spend is in ``extra["spend"]``).
+        0/1 outcomes (spend is in ``extra["spend"]``).  ``"spend>0"`` is the same column as
+        ``"conversion"`` in this file (578 customers bought, and exactly they spent), so the
+        Data page lists only ``"conversion"``; the name stays for notebooks and old links.
     data_dir : path, optional
         Look only there (then in the download cache); default: the candidate directories.
     allow_download : bool, default True
@@ -337,7 +339,9 @@ class DatasetSpec:
     """One entry of :data:`DATASETS`.
 
     ``options`` maps each option of the loader to its allowed values, the default first
-    (for select boxes); ``needs_file`` says whether a data file (local or downloaded) is read.
+    (for select boxes); ``needs_file`` says whether a data file (local or downloaded) is read;
+    ``renamed`` maps ``(option, value of an older listing)`` to the listed value that holds
+    the same data, so an old link still opens it.
     """
 
     key: str
@@ -346,6 +350,7 @@ class DatasetSpec:
     options: dict[str, tuple] = field(default_factory=dict)
     needs_file: bool = False
     description: str = ""
+    renamed: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 def _seed(random_state: Any) -> Any:
@@ -363,15 +368,15 @@ DATASETS: dict[str, DatasetSpec] = {
     ),
     "hillstrom": DatasetSpec(
         "hillstrom", "Hillstrom e-mail test (MineThatData, 2008)", load_hillstrom,
-        {"arm": ("womens", "mens", "any"), "outcome": ("visit", "conversion", "spend>0")},
-        needs_file=True, description="64,000 customers; the paper's benchmark (womens, visit).",
+        {"arm": ("womens", "mens", "any"), "outcome": ("visit", "conversion")},
+        needs_file=True, renamed={("outcome", "spend>0"): "conversion"}, description="64,000 customers; the paper's benchmark (womens, visit).",
     ),
     "hillstrom_arms": DatasetSpec(
         "hillstrom_arms", "Hillstrom e-mail test, all three arms (A/B/n)",
         lambda outcome="visit", **kw: load_hillstrom(arm="all", outcome=outcome,
                                                      **kw).binary_view(),
-        {"outcome": ("visit", "spend", "conversion", "spend>0")},
-        needs_file=True, description="64,000 customers: No E-Mail, Womens E-Mail, Mens E-Mail "
+        {"outcome": ("visit", "spend", "conversion")},
+        needs_file=True, renamed={("outcome", "spend>0"): "conversion"}, description="64,000 customers: No E-Mail, Womens E-Mail, Mens E-Mail "
         "(⅓ each); which e-mail for whom. 'spend' is the amount in dollars.",
     ),
     "multiarm_world": DatasetSpec(

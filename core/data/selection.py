@@ -99,11 +99,13 @@ class DatasetChoice:
             raise ValueError(f"Query parameter dataset must be one of "
                              f"{', '.join(map(repr, DATASETS))}; got {key[:80]!r}.")
         options = []
-        for name, allowed in DATASETS[key].options.items():
+        spec = DATASETS[key]
+        for name, allowed in spec.options.items():
             if name not in params:
                 options.append((name, allowed[0]))
                 continue
             text = _last(params[name])
+            text = str(spec.renamed.get((name, text), text))
             match = [v for v in allowed if str(v) == text]
             if not match:
                 raise ValueError(f"Query parameter {name} of dataset {key!r} must be one of "
