@@ -229,7 +229,9 @@ def test_policy_table_random_arm_and_paired_comparison_by_brute_force():
         row = table.loc[f"everyone: {arm}"]
         assert row[multiarm_runs.VS_RULE] == pytest.approx(d.mean())
         assert row[multiarm_runs.VS_RULE_SE] == pytest.approx(d.std(ddof=1) / np.sqrt(len(y)))
-    assert table.loc[multiarm_runs.RULE, multiarm_runs.VS_RULE_SE] == 0.0  # itself
+    # the rule against itself is no comparison: missing ("—"), not 0 ± 0
+    assert table.loc[multiarm_runs.RULE, [multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE]
+                     ].isna().all()
 
 
 def test_policy_takeaway_judges_by_the_paired_standard_error():
@@ -245,7 +247,10 @@ def test_policy_takeaway_judges_by_the_paired_standard_error():
              multiarm_runs.VS_RULE_SE: [np.nan, 0.0063, paired_se]},
             index=[multiarm_runs.RULE, "everyone: No E-Mail", "everyone: Mens E-Mail"])
 
-    assert "is worse than it" in multiarm_runs.policy_takeaway(table(0.0048), markdown=False)
+    worse = multiarm_runs.policy_takeaway(table(0.0048), markdown=False)
+    assert "is worse than it" in worse
+    # the sentence's difference has the table's sign: Mens minus the rule, +0.0142
+    assert 'its net value minus the rule\'s: +0.0142, the table\'s "vs rule" column' in worse
     assert "not distinguishable" in multiarm_runs.policy_takeaway(table(0.0072),
                                                                    markdown=False)
 

@@ -24,6 +24,7 @@ from core.evaluation import (
 from core.runs import multiarm_runs
 from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
+from core.runs.views import fmt_number
 from ui import common
 from ui.charts import PALETTE
 from ui.glossary import GLOSSARY
@@ -179,11 +180,12 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     st.markdown(multiarm_runs.policy_takeaway(table))
     if caveat := multiarm_runs.calibration_caveat(arms_table):  # as the report says it
         st.warning(caveat, icon=":material/warning:")
-    st.dataframe(table.rename(columns={"arm shares": multiarm_runs.shares_label(names)}),
-                 width="stretch", key="ma_policies",
+    shown = table.rename(columns={"arm shares": multiarm_runs.shares_label(names)})
+    for c in (multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE):  # "—" on the rule's own row
+        shown[c] = [fmt_number(v, 4) for v in shown[c]]
+    st.dataframe(shown, width="stretch", key="ma_policies",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("value", "± SE", "cost", "net value",
-                                          multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE)})
+                                for c in ("value", "± SE", "cost", "net value")})
     st.caption(multiarm_runs.POLICY_NOTE)
 
     qini_fig = None

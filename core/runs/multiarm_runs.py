@@ -161,7 +161,8 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     gets (``"arm shares"``, the arms in order: :func:`shares_label` names them), and its net
     value minus the rule's with the paired standard error of that difference
     (:data:`VS_RULE`, :data:`VS_RULE_SE`; :func:`core.evaluation.policy_difference` — the
-    policies are scored on the same rows, so the two values' errors are correlated).
+    policies are scored on the same rows, so the two values' errors are correlated); NaN on
+    the rule's own row ("—" for people, not "0.0000 ± 0.0000").
 
     "random arm" gives every customer each arm with probability ``1 / (K + 1)``: its value
     is the exact expectation over the draws (the mean of the single-arm values), not one
@@ -185,7 +186,7 @@ def policy_table(test: pd.DataFrame, arms: list[str], design: list[float],
     for name, pi in policies.items():
         value, se = mean_se(terms[name])
         spend, shares = float(costs[name].mean()), pi.mean(axis=0)
-        diff, diff_se = ((0.0, 0.0) if name == RULE else mean_se(  # the rule against itself: 0
+        diff, diff_se = ((np.nan, np.nan) if name == RULE else mean_se(  # not against itself
             (terms[name] - terms[RULE]) - (costs[name] - costs[RULE])))
         rows.append({"policy": name, "value": value, "± SE": se, "cost": spend,
                      "net value": value - spend, VS_RULE: diff, VS_RULE_SE: diff_se,
@@ -249,11 +250,14 @@ def policy_takeaway(table: pd.DataFrame, *, markdown: bool = True) -> str:
     verdict = ("better than" if diff > noise else "worse than" if diff < -noise
                else "not distinguishable from")
     name, verdict = (f"*{best}*", f"**{verdict}**") if markdown else (f"\"{best}\"", verdict)
+    column = f"*{VS_RULE}*" if markdown else f"\"{VS_RULE}\""
+    # the difference as the table's vs-rule column writes it (that policy minus the rule),
+    # so the sentence and the table carry the same sign
     return (f"The model's best-arm rule is worth {rule['net value']:.4g} ± {rule['± SE']:.2g} "
             f"per customer after costs; the best single policy, {name}, "
             f"{other['net value']:.4g} ± {other['± SE']:.2g}. The rule is {verdict} it "
-            f"(difference {diff:+.3g}; noise level: twice its standard error on the same "
-            f"customers, {noise:.2g}).")
+            f"(its net value minus the rule's: {-diff:+.3g}, the table's {column} column; "
+            f"noise level: twice its standard error on the same customers, {noise:.2g}).")
 
 
 def cost_sentence(arms: list[str], cost) -> str:
