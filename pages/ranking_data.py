@@ -99,7 +99,7 @@ st.dataframe(table, width="stretch", key="rk_split_table",
              column_config={"share without": st.column_config.NumberColumn(format="percent"),
                             "documents": st.column_config.NumberColumn(format="localized"),
                             "docs per query (median)": st.column_config.NumberColumn(
-                                format="%.0f")})
+                                format="localized")})  # 14.5 (an even count), not 15
 f1, f2 = st.columns(2)
 f1.plotly_chart(view.query_size_figure(splits), width="stretch", key="rk_sizes")
 f2.plotly_chart(view.grade_figure(splits), width="stretch", key="rk_grades")

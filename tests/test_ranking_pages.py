@@ -53,6 +53,21 @@ def test_data_page_shows_mq2008_by_default(shared_data):
     # SOURCES.md: fold 1 = 471 + 157 + 156 queries, 9,630 + 2,707 + 2,874 documents.
     assert metrics["Queries"] == "784" and metrics["Documents"] == "15,211"
     assert metrics["Features"] == "46"
+    # documents per query, counted here from the qid fields of the fold's files: the test
+    # split's median is 14.5 (an even number of queries) and is shown so, not as 15
+    import collections
+    import gzip
+    import json
+    import re
+
+    table = next(d for d in at.dataframe if "docs per query (median)" in d.value.columns)
+    for name, split in view.SPLIT_LABELS.items():
+        with gzip.open(shared_data / "mq2008_fold1" / f"{name}.txt.gz", "rt") as lines:
+            sizes = collections.Counter(re.search(r"qid:(\S+)", line)[1] for line in lines)
+        assert table.value.loc[split, "docs per query (median)"] == np.median(
+            list(sizes.values()))
+    config = json.loads(table.proto.columns)
+    assert config["docs per query (median)"]["type_config"]["format"] == "localized"
 
 
 def test_data_page_world_has_its_designed_share_without_relevant_documents():
