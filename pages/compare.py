@@ -31,7 +31,8 @@ if not runs:
     st.stop()
 
 chosen = view.pick_runs(runs, labels, fingerprint)
-definition, cutoff, band_kind = view.settings()
+definition, cutoff, band_kind = view.settings(min((runs[r].n_splits for r in chosen),
+                                                   default=2))
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()

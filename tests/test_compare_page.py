@@ -488,3 +488,18 @@ def test_damaged_runs_are_named_on_the_train_page_and_can_be_deleted(tmp_path, m
     assert f"`{bad.run_id}`: a file is damaged" in warning
     assert_clean(at.button(key="train_drop_broken").click().run())
     assert not store.damaged() and [r.run_id for r in store.list()] == [good.run_id]
+
+
+def test_the_band_choice_is_greyed_out_when_the_runs_share_one_split(tmp_path, monkeypatch,
+                                                                     page):
+    # runs of one test split have no band over splits to draw: the choice says why
+    at3, runs3 = page
+    assert all(run.n_splits == 3 for run in runs3)
+    assert not at3.radio(key="cmp_band").disabled
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    _, runs = _stored_runs(at.session_state["data"], tmp_path, ["TwoModel", "FlippedLabel"])
+    assert [run.n_splits for run in runs] == [1, 1]
+    assert_clean(at.switch_page("pages/compare.py").run())
+    band = at.radio(key="cmp_band")
+    assert band.disabled and "share one test split" in band.help

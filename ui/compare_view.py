@@ -499,9 +499,10 @@ def pick_runs(runs: Mapping[str, Run], labels: Mapping[str, str], fingerprint: s
     return chosen
 
 
-def settings() -> tuple[str, float, str]:
+def settings(n_splits: int = 2) -> tuple[str, float, str]:
     """Draw the curve definition, the cut-off and the band over splits (the first two kept
-    across the pages that show them).
+    across the pages that show them); the band's choice is greyed out, with the reason, when
+    the runs share ``n_splits`` < 2 splits (no band to draw).
 
     Returns
     -------
@@ -521,9 +522,12 @@ def settings() -> tuple[str, float, str]:
     common.remember("cmp_cutoff", 30, shared=common.SHARED_CUTOFF)
     cutoff = c1.slider("Cut-off (share targeted)", 1, 100, format="%d%%", key="cmp_cutoff",
                        help=GLOSSARY["Cut-off"]) / 100
+    one = n_splits < 2
     band_kind = c2.radio("Band over splits", ["minmax", "95"], horizontal=True, key="cmp_band",
                          format_func={"minmax": "min/max (paper)", "95": "95 %"}.get,
-                         help=GLOSSARY["Repeated splits"])
+                         help=("The chosen runs share one test split, so there is no band: "
+                               "train with more splits (Train page) to see one. "
+                               if one else "") + GLOSSARY["Repeated splits"], disabled=one)
     return definition, cutoff, band_kind
 
 
