@@ -17,7 +17,7 @@ from core.runs.presets import (
 )
 from core.runs.store import RunConfig
 from ui import common
-from ui.glossary import GLOSSARY
+from ui.glossary import GLOSSARY, models_help
 from ui.jobs import job_panel
 from ui.multiarm_view import train_section
 from ui.train_view import runs_section
@@ -39,7 +39,8 @@ if data.multiarm is not None:
 # the model tags and the λ-objective and label names were cut off.
 common.remember("train_models", [LAMBDAMART, list(MODELS)[1]], options=list(MODELS),
                 persist=True)
-chosen = st.multiselect("Models", list(MODELS), key="train_models")
+chosen = st.multiselect("Models", list(MODELS), key="train_models",
+                        help=models_help(MODELS))
 common.remember("train_preset", next(iter(PRESETS)), options=list(PRESETS),
                 persist=True)
 preset = st.radio("Budget", list(PRESETS), horizontal=True, key="train_preset",

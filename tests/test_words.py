@@ -38,6 +38,18 @@ def test_labels_are_the_plain_names_with_their_ids():
     assert [d.label for d in DEFINITIONS.values()] == LABELS
 
 
+def test_every_model_on_the_train_page_is_explained_in_its_pickers_help():
+    from core.models import MODELS
+
+    at = run_page("pages/train.py")
+    picker = at.multiselect(key="train_models")
+    assert picker.options == list(MODELS)
+    for label in MODELS:  # "Dummy treatment (Lo 2002)" -> the glossary's "Dummy treatment"
+        name = label.split(" (")[0]
+        entry = GLOSSARY["LambdaMART" if name == "LambdaMART uplift" else name]
+        assert f"**{name}**: {entry}" in picker.help, label
+
+
 def test_curves_page_names_definitions_and_explains_its_widgets():
     at = run_page("pages/curves.py")
     box = at.selectbox(key="curves_definition")

@@ -725,7 +725,8 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
         :func:`report_builder` takes them.
     """
     n_splits = len(splits)
-    st.subheader("What is the targeting depth worth?")
+    st.subheader("What is the targeting depth worth?",
+                 help=GLOSSARY["Statistically equivalent depths"])
     choice = st.container()  # the value's source first, then cost | value per response
     v1, v2 = st.columns(2)
     value_col = choice.selectbox("Value per row from",

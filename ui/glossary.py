@@ -48,6 +48,20 @@ GLOSSARY: dict[str, str] = {
     "Transformed outcome": "A baseline uplift model (Athey & Imbens 2016): one regression of "
                            "y·(t/p − (1 − t)/(1 − p)), whose expectation is the uplift; it also "
                            "works for amounts such as spend.",
+    "Dummy treatment": "A baseline uplift model (Lo 2002): one model of the response on "
+                       "the features, the treatment flag and the flag times each numeric "
+                       "feature; the uplift is its prediction with the flag on minus that "
+                       "with the flag off.",
+    "Uplift random forest": "A baseline uplift model (Guelman et al. 2015): a forest of trees "
+                            "whose splits look for groups where treated and control customers "
+                            "respond most differently (Rzepakowski & Jaroszewicz's divergence "
+                            "criterion); the uplift is the trees' mean difference of response "
+                            "rates.",
+    "Statistically equivalent depths": "The targeting depths around the best one whose "
+                                       "profit is not significantly below the best's "
+                                       "(bootstrap, 95 %): the thick segment of the profit "
+                                       "chart. A wide range means the curve is flat there and "
+                                       "the exact best depth is noise.",
     "Zipf discount": "A position discount 1/i (Zipf) or 1/i^β (Zipf-β) in place of nDCG's "
                      "1/log2(i + 1): the top positions weigh more (P-nDCG explorer).",
     "Random / Perfect": "Random: the straight line of targeting in random order (what any "
@@ -201,4 +215,13 @@ PNDCG_NOTE = {
              "P-nDCG is 1 whatever the order — read it beside nDCG.",
 }
 
-__all__ = ["GLOSSARY", "PNDCG_NOTE"]
+
+def models_help(labels) -> str:
+    """The Train page's model picker tooltip: each model's glossary sentence under its
+    name (the name before " (", "LambdaMART uplift" as "LambdaMART")."""
+    names = [label.split(" (")[0] for label in labels]
+    return "\n\n".join(f"**{name}**: {GLOSSARY[name.removesuffix(' uplift')]}"
+                         for name in names)
+
+
+__all__ = ["GLOSSARY", "PNDCG_NOTE", "models_help"]
