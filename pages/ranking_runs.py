@@ -53,7 +53,7 @@ table = view.current_runs()
 if table.empty:
     st.caption("None yet. Runs are stored on disk and survive reloads and restarts.")
     st.stop()
-shown = table.drop(columns="key")
+shown = table.drop(columns="key").rename(columns={"preset": "budget"})  # as the radio
 shown["best round"] = [DASH if pd.isna(v) else f"{int(v):,}" for v in table["best round"]]
 st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True,
              key="rk_runs_table",

@@ -54,7 +54,7 @@ with st.expander("LambdaMART settings", expanded=LAMBDAMART in chosen):
     metric = c1.selectbox("λ-objective", LAMBDAMART_METRICS, key="train_metric",
                           help=GLOSSARY["λ-objective"], format_func={
                               "pcg": "PCG (uplift-curve gain)", "pcg_cutoff": "PCG@k (top k)",
-                              "dcg": "DCG", "ndcg": "nDCG", "map": "MAP"}.get)
+                              "dcg": "DCG", "ndcg": "NDCG", "map": "MAP"}.get)
     common.remember("train_labels", next(iter(LABEL_SETS)), options=list(LABEL_SETS),
                     persist=True)
     labels = c2.selectbox("Relevance labels", LABEL_SETS, key="train_labels",

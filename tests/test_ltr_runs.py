@@ -97,6 +97,16 @@ def test_task_stores_test_scores_and_is_listed_per_dataset(tmp_path):
     assert table["key"].tolist() == [spec.key()] and table["model"].tolist() == [
         "Pointwise regression"]
     assert ltr_runs.list_ranking_runs(store, "other").empty
+    # the chosen setting reads as the budget's description writes it ("α = 0.0001")
+    linear = ltr_runs.ranking_spec(src, fp, "Linear pairwise AUC")
+    meta, frames = ltr_runs.ranking_task(linear.params_dict, inputs={}, store=store,
+                                         progress=lambda f, t: None)
+    store.save_result(linear.key(), meta, frames)
+    alpha = ltr_runs.RANKING_PRESETS["quick"].alphas[0]
+    listed = ltr_runs.list_ranking_runs(store, fp).set_index("model")["chosen"]
+    assert listed["Linear pairwise AUC"] == f"α = {alpha:g}" == "α = 0.0001"
+    assert f"(linear: {listed['Linear pairwise AUC']})" in ltr_runs.RANKING_PRESETS[
+        "quick"].description
     _, loaded = ltr_runs.load_ranking_run(store, spec.key())
     np.testing.assert_allclose(loaded["scores"]["score"], scores["score"])
 

@@ -171,7 +171,7 @@ GLOSSARY: dict[str, str] = {
               "Five folds of 60 % training / 20 % validation / 20 % test queries; the paper "
               "reports the mean over the folds.",
     "Queries without a relevant document": "Queries whose documents are all grade 0. AUC, "
-                                           "MAUC, average precision and nDCG are undefined "
+                                           "MAUC, average precision and NDCG are undefined "
                                            "there (nothing to put first) and are left out of "
                                            "the means; LETOR's own MAP counts them as 0.",
     "AUC (ranking)": "Per query: the share of (relevant, not relevant) document pairs that "

@@ -88,7 +88,7 @@ class Preset:
 #: in for SVM-perf's C ∈ {0.1, 1, 10, 100} (another loss and scale: no mapping between them).
 RANKING_PRESETS: dict[str, Preset] = {
     "quick": Preset(100, (0.1,), (1e-4,), 20,
-                    "100 trees, learning rate 0.1 (linear: α = 1e-4); stops after 20 rounds "
+                    "100 trees, learning rate 0.1 (linear: α = 0.0001); stops after 20 rounds "
                     "without a better validation score"),
     "paper": Preset(500, (0.1, 0.25, 0.5, 0.9), (1e-5, 1e-4, 1e-3, 1e-2), 50,
                     "the paper's learning rates {0.1, 0.25, 0.5, 0.9} (linear: α from "
@@ -380,11 +380,17 @@ def ranking_task(params: dict, *, inputs: dict, store: Any,
     return meta, frames
 
 
+#: How a chosen setting is named for people (stored runs say "alpha").
+_SETTING_NAMES = {"alpha": "α"}
+
+
 def list_ranking_runs(store: Any, fingerprint: str) -> pd.DataFrame:
     """Stored runs on the data ``fingerprint``: one row per run (key, model, preset, seed,
-    chosen setting, seconds, created), newest first."""
+    chosen setting as "learning rate = 0.1" or "α = 0.0001", seconds, created), newest
+    first."""
     rows = [{"key": key, "model": meta["model"], "preset": meta["preset"], "seed": meta["seed"],
-             "chosen": f"{meta['chosen_name']} {meta['chosen']:g}",
+             "chosen": f"{_SETTING_NAMES.get(meta['chosen_name'], meta['chosen_name'])} = "
+                       f"{meta['chosen']:g}",
              "best round": meta.get("best_iteration"), "fit (s)": meta["fit_seconds"],
              "created": meta["created"]}
             for key, meta in store.list_results(kind=KIND, fingerprint=fingerprint)]
