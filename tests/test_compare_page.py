@@ -503,3 +503,29 @@ def test_the_band_choice_is_greyed_out_when_the_runs_share_one_split(tmp_path, m
     assert_clean(at.switch_page("pages/compare.py").run())
     band = at.radio(key="cmp_band")
     assert band.disabled and "share one test split" in band.help
+
+
+def test_the_profit_is_valued_in_the_outcome_amount_when_the_outcome_is_one(tmp_path,
+                                                                            monkeypatch,
+                                                                            shared_data):
+    # Hillstrom's three arms with spend: Compare values the profit in dollars spent by
+    # default (the outcome itself), not at a fixed value per 'spend > 0' response; the
+    # multi-arm world's amount has no side column and is offered as "outcome amount"
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    for params, name in (({"dataset": "hillstrom_arms", "outcome": "spend"}, "spend"),
+                         ({"dataset": "multiarm_world", "outcome": "spend"},
+                          "outcome amount")):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update(params)
+        at = assert_clean(at.run())
+        data = at.session_state["data"]
+        _stored_runs(data, tmp_path, ["TwoModel", "FlippedLabel"])
+        assert_clean(at.switch_page("pages/compare.py").run())
+        box = at.selectbox(key="cmp_value_col")
+        assert box.value == name and box.options[0] == "fixed value per response"
+        np.testing.assert_array_equal(data.value_columns()[name], data.multiarm.y)
+    # a 0/1 outcome keeps the fixed value per response
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    _stored_runs(at.session_state["data"], tmp_path, ["TwoModel"])
+    assert_clean(at.switch_page("pages/compare.py").run())
+    assert at.selectbox(key="cmp_value_col").value == "fixed value per response"

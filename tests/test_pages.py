@@ -601,3 +601,24 @@ def test_use_this_csv_maps_the_table_the_mapping_step_parsed(monkeypatch):
     np.testing.assert_array_equal(data.t, np.arange(120) % 2)
     np.testing.assert_array_equal(data.y, (np.arange(120) * 7) % 3 == 0)
     assert list(data.X["shop"].cat.categories) == ["caf\xe9 0", "caf\xe9 1", "caf\xe9 2"]
+
+
+def test_an_amount_outcome_shows_its_own_means_and_effect_beside_the_binary_view(shared_data):
+    # Hillstrom's three arms with spend: the one-treatment pages read spend > 0, and the
+    # Data page also shows the dollars, recomputed here from the CSV with pandas
+    import pandas as pd
+
+    at = assert_clean(fresh({"dataset": "hillstrom_arms", "outcome": "spend"}), "link")
+    raw = pd.read_csv(shared_data / "hillstrom.csv", usecols=["segment", "spend"])
+    treated = raw["segment"] != "No E-Mail"
+    mean_t, mean_c = raw["spend"][treated].mean(), raw["spend"][~treated].mean()
+    metrics = {m.label: m.value for m in at.metric}
+    # four significant digits: 1.25, 0.6528, +0.5968
+    assert metrics["Mean spend, treated"] == f"{mean_t:.4g}"
+    assert metrics["Mean spend, control"] == f"{mean_c:.4g}"
+    assert metrics["Average effect on spend"] == f"+{mean_t - mean_c:.4g}"
+    rate = (raw["spend"][treated] > 0).mean()
+    assert metrics["Outcome > 0, treated"] == f"{rate:.2%}"
+    # a binary outcome has no amount cards
+    visit = assert_clean(fresh({"dataset": "hillstrom_arms", "outcome": "visit"}), "link")
+    assert not [m for m in visit.metric if m.label.startswith("Mean ")]

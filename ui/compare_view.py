@@ -711,7 +711,8 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     Parameters
     ----------
     data, ids, selected, splits, colors
-        As in every section (module docstring); a value column of ``data.extra``
+        As in every section (module docstring); a value column of
+        ``data.value_columns()`` (preselected when the outcome is that amount)
         reads the ``selected`` runs' test rows again.
 
     Returns
@@ -729,14 +730,19 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
                  help=GLOSSARY["Statistically equivalent depths"])
     choice = st.container()  # the value's source first, then cost | value per response
     v1, v2 = st.columns(2)
-    value_col = choice.selectbox("Value per row from",
-                                 ["fixed value per response", *data.extra], key="cmp_value_col")
+    amounts = data.value_columns()  # an amount outcome's own column first
+    amount_outcome = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
+    value_col = choice.selectbox("Value per row from", ["fixed value per response", *amounts],
+                                 index=1 if amount_outcome else 0, key="cmp_value_col",
+                                 help="A fixed value per extra response, or each customer's "
+                                      "own amount (e.g. spend): the profit then counts the "
+                                      "extra amount targeting brings.")
     cost = v1.number_input("Cost per treatment", 0.0, 1e6, 0.10, key="cmp_cost")
     per_resp = v2.number_input("Value per response", 0.0, 1e9, 10.0, key="cmp_value",
                                disabled=value_col != "fixed value per response")
     fixed = value_col == "fixed value per response"
     econ_splits = splits if fixed else load_splits(ids, selected, value_col,
-                                                   data.extra[value_col])
+                                                   amounts[value_col])
     curves, depth, band_note = profit(ids, econ_splits, cost, (value_col, per_resp),
                                       per_resp if fixed else None)
     equivalent = {name: (row["equivalent_low"], row["equivalent_high"])

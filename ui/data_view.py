@@ -9,6 +9,7 @@ import streamlit as st
 
 from core import data as datasets
 from core.data import ABData, hygiene
+from core.runs.views import fmt_significant
 from ui import common
 from ui.glossary import GLOSSARY
 
@@ -179,6 +180,16 @@ def dataset_summary(data: ABData) -> None:
     m[5].metric("Average effect (ATE)", common.points_text(rate_t - rate_c),
                 help="Outcome rate of the treated minus that of the control rows, in percentage "
                      "points.")
+    if amount:  # the amount itself, in its own units (dollars for Hillstrom's spend)
+        name, y = next(iter(data.value_columns().items()))
+        mean_t, mean_c = float(y[data.t == 1].mean()), float(y[data.t == 0].mean())
+        a = st.columns(3)
+        a[0].metric(f"Mean {name}, treated", fmt_significant(mean_t))
+        a[1].metric(f"Mean {name}, control", fmt_significant(mean_c))
+        diff = mean_t - mean_c
+        a[2].metric(f"Average effect on {name}", "+" * (diff > 0) + fmt_significant(diff),
+                    help=f"Mean {name} of the treated (any treatment arm) minus that of the "
+                         "control rows, in the outcome's own units.")
     if data.description:
         st.caption(data.description)
     for note in data.warnings:

@@ -187,6 +187,27 @@ class ABData:
                 out.append(col)
         return out
 
+    def value_columns(self) -> dict[str, np.ndarray]:
+        """Per-row amounts a profit can be counted in (Compare's "Value per row from"): the
+        outcome itself first when this is the two-arm view of an amount outcome — named as
+        the side column of :attr:`extra` that holds the same values (Hillstrom's
+        ``"spend"``), else ``"outcome amount"`` — then the other side columns.
+
+        >>> import pandas as pd
+        >>> from core.data.multiarm import MultiArmData
+        >>> arms = MultiArmData(pd.DataFrame({"x": [1.0, 2, 3, 4]}), y=[0.0, 5, 0, 2.5],
+        ...                     t=[0, 1, 2, 0], arms=["none", "a", "b"])
+        >>> list(arms.binary_view().value_columns()), list(ABData(
+        ...     pd.DataFrame({"x": [1.0, 2]}), [0, 1], [1, 0]).value_columns())
+        (['outcome amount'], [])
+        """
+        amount = self.multiarm
+        if amount is None or amount.outcome_kind != "continuous":
+            return dict(self.extra)
+        same = [k for k, v in self.extra.items() if np.array_equal(v, amount.y)]
+        first = same[0] if same else "outcome amount"
+        return {first: amount.y, **{k: v for k, v in self.extra.items() if k != first}}
+
     def subset(self, idx: Any) -> ABData:
         """Rows ``idx`` (positions, a slice or a boolean mask of length ``n``) as a new object."""
         pos = np.arange(self.n)[idx]
