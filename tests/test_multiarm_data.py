@@ -156,7 +156,14 @@ def test_without_a_design_the_srm_test_uses_rounded_observed_shares():
     want = stats.chisquare([2363, 1830, 1807], [2400, 1800, 1800])
     assert srm["assumed"] and srm["p_value"] == pytest.approx(want.pvalue)
     assert want.pvalue < 0.9  # the counts differ from their rounded shares
-    assert list(d.arm_table().columns[:3]) == ["rows", "share", "assumed share"]
+    table = d.arm_table()
+    assert list(table.columns[:3]) == ["rows", "share", "assumed share"]
+    # each arm's mean outcome minus the control's; none on the control's own row
+    y, codes = frame["y"].to_numpy(), frame["arm"].to_numpy()
+    control = y[codes == d.arms[0]].mean()
+    assert np.isnan(table["vs control"].iloc[0])
+    for arm in d.arms[1:]:
+        assert table.loc[arm, "vs control"] == pytest.approx(y[codes == arm].mean() - control)
     assert d.subset(np.arange(0, arms.size, 10)).design_assumed
     # equal thirds round to 35 % each, scaled back to a third: the usual equal-split test
     equal = frame_to_multiarm(frame.assign(arm=np.resize(["control", "b", "c"], arms.size)),

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.data import ABData
+from core.constants import DASH
 from core.data.hygiene import share_text
 from core.evaluation import (
     calibration_table,
@@ -61,13 +62,14 @@ def data_section(data: ABData) -> None:
         design = "assumed" if multi.design_assumed else "designed"
         st.markdown(f"**Arms** (observed vs {design} share; mean outcome and its difference "
                     "to control)", help=GLOSSARY["SRM"])
-        st.dataframe(multi.arm_table(), width="stretch", key="data_arm_table",
+        arms = multi.arm_table()
+        arms["vs control"] = [DASH if np.isnan(v) else f"{v:+.4f}" for v in arms["vs control"]]
+        st.dataframe(arms, width="stretch", key="data_arm_table",
                      column_config={
                          "rows": st.column_config.NumberColumn(format="localized"),
                          "share": st.column_config.NumberColumn(format="percent"),
                          f"{design} share": st.column_config.NumberColumn(format="percent"),
-                         "mean outcome": st.column_config.NumberColumn(format="%.4f"),
-                         "vs control": st.column_config.NumberColumn(format="%+.4f")})
+                         "mean outcome": st.column_config.NumberColumn(format="%.4f")})
         srm = multi.srm()
         if srm["assumed"]:
             shares = " / ".join(share_text(s) for s in srm["expected_share"])

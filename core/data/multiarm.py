@@ -224,13 +224,13 @@ class MultiArmData:
     def arm_table(self) -> pd.DataFrame:
         """Per arm: rows, share (observed and designed — or, without a known design, the
         share assumed by the sample ratio test, :meth:`srm_shares`), mean outcome, difference
-        vs control."""
+        vs control (NaN on the control's own row: no comparison, "—" for people)."""
         counts = np.bincount(self.t, minlength=len(self.arms))
         means = np.array([self.y[self.t == k].mean() for k in range(len(self.arms))])
         design = "assumed share" if self.design_assumed else "designed share"
         return pd.DataFrame({"rows": counts, "share": counts / self.n,
                              design: self.srm_shares(), "mean outcome": means,
-                             "vs control": means - means[0]},
+                             "vs control": np.r_[np.nan, means[1:] - means[0]]},
                             index=pd.Index(self.arms, name="arm"))
 
 
