@@ -32,16 +32,17 @@ def test_data_page_shows_default_world_with_srm_and_balance():
     assert "Uplift world" in texts(at.subheader)
     assert "No sample ratio mismatch" in texts(at.success)
     assert len(at.dataframe) >= 3  # SRM table, balance table, preview
+    import pandas as pd
+
     from core.data import hygiene
 
     balance = next(d.value for d in at.dataframe if "smd" in d.value.columns)
     data = at.session_state["data"]
     expected = hygiene.covariate_balance(data.X, data.t)
-    assert list(balance["feature"]) == list(expected["feature"])
+    # a numeric feature by its name (no "None"), a level of a text feature as "feature = level"
+    assert list(balance["feature"]) == [f if pd.isna(lvl) else f"{f} = {lvl}" for f, lvl in
+                                        zip(expected["feature"], expected["level"])]
     np.testing.assert_allclose(balance["smd"], expected["smd"])
-    # a numeric feature has no level: an empty cell, not the text "None"
-    assert all(isinstance(v, str) for v in balance["level"])
-    assert set(balance["level"][expected["level"].isna()]) == {""}
     # means stay numbers (they sort) shown with four significant digits: "localized" printed
     # at most 3 decimals, so a standardised feature's mean of -0.0001 read "-0"
     import json
@@ -101,7 +102,13 @@ def _balance_columns(at) -> list[str]:
 
 def test_balance_table_leads_with_the_smd_and_shows_missing_shares_only_when_some(rng):
     at = run_page()  # the default world has no missing value
-    assert _balance_columns(at)[:4] == ["feature", "level", "smd", "imbalanced"]
+    assert _balance_columns(at)[:3] == ["feature", "smd", "imbalanced"]
+    # a text feature's level is named in the feature's cell, as the several arms' table does
+    [table] = [d.value for d in at.dataframe if "smd" in d.value.columns]
+    world = at.session_state["data"]
+    channels = sorted(world.X["channel"].astype(str).unique())
+    assert [f for f in table["feature"] if f.startswith("channel")] == [
+        f"channel = {c}" for c in channels]
     assert not any(c.startswith("missing") for c in _balance_columns(at))
     n = 400
     t = rng.integers(0, 2, n)

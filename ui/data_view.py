@@ -240,27 +240,30 @@ def balance_section(data: ABData) -> None:
     with common.guard("The balance table"):
         balance = common.covariate_balance(data, data.fingerprint())
         # what a reader looks for first (the SMD and its flag) before the means; the missing
-        # shares only when some value is missing; |SMD| (the SMD's size) is not shown
-        order = ["feature", "level", "smd", "imbalanced", "mean_treated", "mean_control"]
+        # shares only when some value is missing; |SMD| (the SMD's size) is not shown; a
+        # text feature's level in the feature's cell ("channel = Phone"), as on the several
+        # arms' table: a Level column of its own pushed the means out of a half-page column
+        order = ["feature", "smd", "imbalanced", "mean_treated", "mean_control"]
         if (balance[["missing_treated", "missing_control"]].fillna(0).to_numpy() > 0).any():
             order += ["missing_treated", "missing_control"]
-        st.dataframe(balance.fillna({"level": ""}), height=260, key="data_balance",
-                     hide_index=True, column_order=order, column_config={
-                         "feature": "Feature",
-                         "level": st.column_config.TextColumn(
-                             "Level", help="For a text feature: the level compared "
-                             "(share of rows with it); empty for a numeric feature."),
+        st.dataframe(balance.assign(feature=hygiene.balance_labels(balance)), height=260,
+                     key="data_balance", hide_index=True, column_order=order, column_config={
+                         "feature": st.column_config.TextColumn(
+                             "Feature", help="A text feature is compared level by level "
+                             "(\"channel = Phone\": the share of rows with that level).",
+                             width=140),
                          # 4 significant digits: numbers (they sort), never "-0"
                          "mean_treated": st.column_config.NumberColumn(
-                             "Mean, treated", format="%.4g"),
+                             "Mean, treated", format="%.4g", width=90),
                          "mean_control": st.column_config.NumberColumn(
-                             "Mean, control", format="%.4g"),
+                             "Mean, control", format="%.4g", width=90),
                          "smd": st.column_config.NumberColumn("SMD", help=GLOSSARY["SMD"],
-                                                              format="%.3f"),
+                                                              format="%.3f", width=58),
                          "missing_treated": st.column_config.NumberColumn(
                              "Missing, treated", format="percent"),
                          "missing_control": st.column_config.NumberColumn(
                              "Missing, control", format="percent"),
-                         "imbalanced": st.column_config.CheckboxColumn("|SMD| > 0.1")})
+                         "imbalanced": st.column_config.CheckboxColumn("|SMD| > 0.1",
+                                                                       width=80)})
         if (note := hygiene.imbalance_note(balance)) is not None:
             st.warning(note, icon=":material/balance:")

@@ -25,8 +25,8 @@ from scipy import stats
 
 from core._validation import check_binary, check_same_length
 
-__all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "covariate_balance",
-           "imbalance_note", "rounded_share", "share_text", "small_cells_note", "srm_test"]
+__all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "balance_labels",
+           "covariate_balance", "imbalance_note", "rounded_share", "share_text", "small_cells_note", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
@@ -111,14 +111,24 @@ def srm_test(t: Any, *, expected_treated_share: float = 0.5,
     return out
 
 
+def balance_labels(balance: pd.DataFrame) -> list[str]:
+    """Each row of :func:`covariate_balance` named for people: the feature, and for a level
+    of a text feature ``"feature = level"``.
+
+    >>> balance_labels(pd.DataFrame({"feature": ["age", "channel"], "level": [None, "Web"]}))
+    ['age', 'channel = Web']
+    """
+    return [f"{f} = {lvl}" if isinstance(lvl, str) and lvl else str(f)
+            for f, lvl in zip(balance["feature"], balance["level"])]
+
+
 def imbalance_note(balance: pd.DataFrame, *, most: int = 5) -> str | None:
     """A sentence naming the features flagged by :func:`covariate_balance` (largest |SMD|
     first, at most ``most``), or None when none is."""
     flagged = balance[balance["imbalanced"]].sort_values("abs_smd", ascending=False)
     if flagged.empty:
         return None
-    names = [f"{f} = {lvl}" if isinstance(lvl, str) and lvl else str(f)
-             for f, lvl in zip(flagged["feature"], flagged["level"])]
+    names = balance_labels(flagged)
     shown = ", ".join(f"{nm} ({smd:+.2f})" for nm, smd in zip(names[:most],
                                                                flagged["smd"][:most]))
     more = f" and {len(names) - most} more" if len(names) > most else ""
