@@ -12,6 +12,7 @@ from core.evaluation.curve_tables import (
 )
 from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
+from core.runs.views import auuc_decimals
 from ui import common
 from ui.charts import curve_figure
 from ui.glossary import GLOSSARY
@@ -96,8 +97,11 @@ with common.guard("Computing the curves"):
         column = auuc_column(cutoff)
         above = shown[column] - shown.loc[RANDOM, column]
         shown[f"above random @{cutoff:.0%}"] = above.drop(RANDOM)  # "—" on Random's own row
-    relative = d.units == "relative"  # shares of an arm (≈ 0.01) or responders (≈ 1,000)
-    st.dataframe(shown.style.format(precision=5 if relative else 1, thousands=",", na_rep="—"),
+    # shares of an arm (≈ 0.01: 5 decimals) or responders (≈ 1,000: 1), and two significant
+    # digits of the smallest value (a rare outcome's AUUC@10 % is ~1e-5)
+    digits = auuc_decimals(shown.to_numpy(dtype=float).ravel(),
+                           least=5 if d.units == "relative" else 1)
+    st.dataframe(shown.style.format(precision=digits, thousands=",", na_rep="—"),
                  width="stretch", key="curves_table", placeholder="—")
     common.download_row(fig, frame, f"uprank_curves_{definition}", key="curves_dl")
     if d.setting == "joint" and data.n + 1 > KEPT_POINTS:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from _apptest import assert_clean
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
@@ -82,6 +84,27 @@ def test_curves_page_names_definitions_and_explains_its_widgets():
 
     assert_clean(at.toggle(key="curves_perfect").set_value(True).run(), "perfect on")
     assert PERFECT in [t["name"] for t in figure(at)["data"]]
+
+
+def test_curves_page_keeps_two_significant_digits_of_a_rare_outcomes_auuc(shared_data):
+    # Hillstrom womens, conversion (0.6 % of customers): AUUC@10 % is ~2e-5 of an arm, which
+    # five decimals print as "0.00002"; the table takes the decimals that give the smallest
+    # value two significant digits (at most seven)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"dataset": "hillstrom", "arm": "womens", "outcome": "conversion"})
+    assert_clean(at.run())
+    assert_clean(at.switch_page("pages/curves.py").run())
+    table, raw = shown(at), at.dataframe[0].value
+    values = np.abs(raw.to_numpy(dtype=float))
+    smallest = values[np.isfinite(values) & (values > 0)].min()
+    digits = min(7, max(5, 1 - int(np.floor(np.log10(smallest)))))
+    assert digits > 5  # the case this is about
+    for row in raw.index:
+        for col in raw.columns:
+            if np.isfinite(raw.loc[row, col]):
+                assert table.loc[row, col] == f"{raw.loc[row, col]:.{digits}f}", (row, col)
+    significant = f"{smallest:.{digits}f}".replace(".", "").lstrip("0")
+    assert len(significant) >= 2  # "0.000017", not "0.00002"
 
 
 def test_curves_page_relative_auuc_has_five_decimals_and_a_dash_for_missing():
