@@ -620,12 +620,20 @@ def test_an_amount_outcome_shows_its_own_means_and_effect_beside_the_binary_view
     treated = raw["segment"] != "No E-Mail"
     mean_t, mean_c = raw["spend"][treated].mean(), raw["spend"][~treated].mean()
     metrics = {m.label: m.value for m in at.metric}
-    # four significant digits: 1.25, 0.6528, +0.5968
-    assert metrics["Mean spend, treated"] == f"{mean_t:.4g}"
-    assert metrics["Mean spend, control"] == f"{mean_c:.4g}"
-    assert metrics["Average effect on spend"] == f"+{mean_t - mean_c:.4g}"
+    # one number of decimals for the three, so that they add up as shown: 1.250 − 0.653 =
+    # +0.597 (three significant digits of the smallest)
+    assert metrics["Mean spend, treated"] == f"{mean_t:.3f}" == "1.250"
+    assert metrics["Mean spend, control"] == f"{mean_c:.3f}"
+    assert metrics["Average effect on spend"] == f"+{mean_t - mean_c:.3f}"
     rate = (raw["spend"][treated] > 0).mean()
-    assert metrics["Outcome > 0, treated"] == f"{rate:.2%}"
-    # a binary outcome has no amount cards
+    assert metrics["spend > 0, treated"] == f"{rate:.2%}"
+    assert "Average effect on spend > 0" in metrics
+    # the one-treatment pages say which outcome their curves and models read
+    for page in ("pages/curves.py", "pages/train.py", "pages/compare.py"):
+        assert_clean(at.switch_page(page).run(), page)
+        assert "read the outcome as **spend > 0**" in texts(at.caption), page
+    # a binary outcome has no amount cards, nor the note
     visit = assert_clean(fresh({"dataset": "hillstrom_arms", "outcome": "visit"}), "link")
     assert not [m for m in visit.metric if m.label.startswith("Mean ")]
+    assert_clean(visit.switch_page("pages/curves.py").run())
+    assert "read the outcome as" not in texts(visit.caption)

@@ -5,11 +5,12 @@ balance).  Readers and checks: :mod:`core.data`, :mod:`core.data.hygiene`; sever
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from core import data as datasets
 from core.data import ABData, hygiene
-from core.runs.views import fmt_significant
+from core.runs.views import fmt_number
 from ui import common
 from ui.glossary import GLOSSARY
 
@@ -174,20 +175,26 @@ def dataset_summary(data: ABData) -> None:
     common.count_metric(m[1], "Treated", data.n_treated)
     common.count_metric(m[2], "Control", data.n_control)
     amount = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
-    response = "Outcome > 0" if amount else "Response"
+    name = next(iter(data.value_columns())) if amount else ""
+    response = f"{name} > 0" if amount else "Response"
     m[3].metric(f"{response}, treated", f"{rate_t:.2%}")
     m[4].metric(f"{response}, control", f"{rate_c:.2%}")
-    m[5].metric("Average effect (ATE)", common.points_text(rate_t - rate_c),
+    m[5].metric(f"Average effect on {name} > 0" if amount else "Average effect (ATE)",
+                common.points_text(rate_t - rate_c),
                 help="Outcome rate of the treated minus that of the control rows, in percentage "
                      "points.")
     if amount:  # the amount itself, in its own units (dollars for Hillstrom's spend)
-        name, y = next(iter(data.value_columns().items()))
+        y = data.value_columns()[name]
         mean_t, mean_c = float(y[data.t == 1].mean()), float(y[data.t == 0].mean())
-        a = st.columns(3)
-        a[0].metric(f"Mean {name}, treated", fmt_significant(mean_t))
-        a[1].metric(f"Mean {name}, control", fmt_significant(mean_c))
         diff = mean_t - mean_c
-        a[2].metric(f"Average effect on {name}", "+" * (diff > 0) + fmt_significant(diff),
+        # one number of decimals for the three (they add up as shown): three significant
+        # digits of the smallest, 1.250 − 0.653 = +0.597
+        nonzero = [abs(v) for v in (mean_t, mean_c, diff) if v != 0] or [1.0]
+        digits = int(np.clip(2 - np.floor(np.log10(min(nonzero))), 0, 6))
+        a = st.columns(3)
+        a[0].metric(f"Mean {name}, treated", fmt_number(mean_t, digits))
+        a[1].metric(f"Mean {name}, control", fmt_number(mean_c, digits))
+        a[2].metric(f"Average effect on {name}", f"{diff:+,.{digits}f}",
                     help=f"Mean {name} of the treated (any treatment arm) minus that of the "
                          "control rows, in the outcome's own units.")
     if data.description:

@@ -60,16 +60,24 @@ def data_section(data: ABData) -> None:
     left, right = st.container(), st.container()
     with left:
         design = "assumed" if multi.design_assumed else "designed"
-        st.markdown(f"**Arms** (observed vs {design} share; mean outcome and its difference "
+        outcome = ("outcome" if multi.outcome_kind == "binary"
+                   else next(iter(data.value_columns())))  # the amount's name: spend
+        st.markdown(f"**Arms** (observed vs {design} share; mean {outcome} and its difference "
                     "to control)", help=GLOSSARY["SRM"])
         arms = multi.arm_table()
         arms["vs control"] = [DASH if np.isnan(v) else f"{v:+.4f}" for v in arms["vs control"]]
+        arms.index.name = "Arm"  # headers as the two-arm SRM table writes them
         st.dataframe(arms, width="stretch", key="data_arm_table",
                      column_config={
-                         "rows": st.column_config.NumberColumn(format="localized"),
-                         "share": st.column_config.NumberColumn(format="percent"),
-                         f"{design} share": st.column_config.NumberColumn(format="percent"),
-                         "mean outcome": st.column_config.NumberColumn(format="%.4f")})
+                         "rows": st.column_config.NumberColumn("Rows", format="localized"),
+                         "share": st.column_config.NumberColumn("Share", format="percent"),
+                         f"{design} share": st.column_config.NumberColumn(
+                             f"Share {'planned' if design == 'designed' else 'assumed'}",
+                             format="percent"),
+                         "mean outcome": st.column_config.NumberColumn(f"Mean {outcome}",
+                                                                       format="%.4f"),
+                         "vs control": st.column_config.TextColumn("vs control",
+                                                                   alignment="right")})
         srm = multi.srm()
         if srm["assumed"]:
             shares = " / ".join(share_text(s) for s in srm["expected_share"])
@@ -86,9 +94,10 @@ def data_section(data: ABData) -> None:
             st.success(text + " (no sample ratio mismatch).")
     with right:
         st.markdown("**Covariate balance of each arm vs control** (standardised mean "
-                    "differences; |SMD| > 0.1 would be a concern)", help=GLOSSARY["SMD"])
+                    "differences; |SMD| > 0.1 flagged in the sentence below)",
+                    help=GLOSSARY["SMD"])
         with common.guard("The balance table"):
-            balance = multi.balance()
+            balance = multi.balance().rename_axis("Feature")
             st.dataframe(balance, key="data_balance_arms", column_config={
                 c: st.column_config.NumberColumn(format="%+.3f") for c in balance.columns})
             worst = float(balance.abs().max().max())
@@ -186,8 +195,11 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     for c in (multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE):  # "—" on the rule's own row
         shown[c] = [fmt_number(v, 4) for v in shown[c]]
     st.dataframe(shown, width="stretch", key="ma_policies",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("value", "± SE", "cost", "net value")})
+                 column_config={
+                     **{c: st.column_config.NumberColumn(format="%.4f")
+                        for c in ("value", "± SE", "cost", "net value")},
+                     **{c: st.column_config.TextColumn(alignment="right")
+                        for c in (multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE)}})
     st.caption(multiarm_runs.POLICY_NOTE)
 
     qini_fig = None
