@@ -637,3 +637,22 @@ def test_an_amount_outcome_shows_its_own_means_and_effect_beside_the_binary_view
     assert not [m for m in visit.metric if m.label.startswith("Mean ")]
     assert_clean(visit.switch_page("pages/curves.py").run())
     assert "read the outcome as" not in texts(visit.caption)
+
+
+def test_the_srm_test_uses_a_design_of_two_thirds_exactly_not_its_four_decimals(shared_data):
+    # Hillstrom "any e-mail": 2/3 of the customers were sent one; the box shows 0.67 (0.6667
+    # kept), and the test expects 64,000 · 2/3 = 42,666.7 treated rows (scipy's χ² here)
+    from scipy import stats
+
+    at = assert_clean(fresh({"dataset": "hillstrom", "arm": "any", "outcome": "visit"}), "link")
+    assert at.number_input(key="data_share").value == round(2 / 3, 4)
+    [srm] = [d.value for d in at.dataframe if "expected" in d.value.columns]
+    data = at.session_state["data"]
+    assert srm.loc["treated", "expected"] == pytest.approx(data.n * 2 / 3)
+    want = stats.chisquare([data.n_treated, data.n_control], [data.n * 2 / 3, data.n / 3])
+    assert srm["contribution"].sum() == pytest.approx(want.statistic)
+    assert f"p = {want.pvalue:.2g}" in texts(at.success)
+    # a share typed by the analyst is tested as typed
+    assert_clean(at.number_input(key="data_share").set_value(0.6).run())
+    [srm] = [d.value for d in at.dataframe if "expected" in d.value.columns]
+    assert srm.loc["treated", "expected"] == pytest.approx(data.n * 0.6)

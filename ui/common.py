@@ -318,9 +318,10 @@ def planned_share(data: ABData) -> tuple[float, str, bool]:
     source = current_source()
     design, note, assumed = datasets.srm_design(data.t, *(source or (None, ())))
     typed = st.session_state.get(share_key())
-    if typed is None:
+    if typed is None or abs(float(typed) - round(design, 4)) < 1e-9:
+        # the box holds the design to 4 decimals: test the design itself (2/3, not 0.6667)
         return design, note, assumed
-    return float(typed), note, assumed and abs(float(typed) - round(design, 4)) < 1e-9
+    return float(typed), note, False
 
 
 def _choice() -> DatasetChoice:

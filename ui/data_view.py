@@ -216,6 +216,8 @@ def srm_section(data: ABData) -> None:
                             key="data_share", help=GLOSSARY["SRM"])
     st.caption(note)
     assumed = common.planned_share(data)[2]  # the box still holds the data's own share
+    if abs(share - round(default, 4)) < 1e-9:
+        share = default  # the box shows a design such as 2/3 to 4 decimals: test 2/3 itself
     with common.guard("The SRM test"):
         srm = hygiene.srm_test(data.t, expected_treated_share=share, assumed=assumed)
         if srm.attrs["srm"]:
