@@ -355,6 +355,12 @@ def test_users_needed_numbers_as_whole_users_and_ratios():
     assert iv.ratio_text(need, "AB-list", "CBI-IPS", 2000) == "> 40.0×"  # 2000 / 50
     assert iv.ratio_text(need, "EPI-RCT", "CBI-IPS", 2000) == "≤ 0.2×"  # 10 / 50, or less
     assert iv.ratio_text(need, "CBI-IPS", "AB-list", 2000) == "—"
+    # a bound is rounded outwards, so it still holds: 2,000 / 379 = 5.277 is "> 5.2×", and
+    # 10 / 30 = 0.333 (EPI-RCT's need an upper bound) "≤ 0.4×"
+    other = need.assign(users_needed=[1740.4, np.nan, 379.0, 10.0])
+    assert iv.ratio_text(other, "AB-list", "CBI-IPS", 2000) == "> 5.2×"
+    assert iv.ratio_text(need.assign(users_needed=[1740.4, np.nan, 30.0, 10.0]), "EPI-RCT",
+                         "CBI-IPS", 2000) == "≤ 0.4×"
     assert iv.users_text(need, "AB-total", 2000) == "1,740"
     assert iv.users_text(need, "AB-list", 2000) == "> 2,000"
     table = iv.need_table(need, {"AB-list": -5.57}, least=10, most=2000)

@@ -137,17 +137,22 @@ def ratio_text(need: pd.DataFrame, method: str, reference: str, most: int) -> st
     ``most``.  When only ``reference`` reaches the target, ``method`` needs more than ``most``
     users: the answer is the bound ``"> most / need(reference)×"``.  A need that is already met
     at the smallest count is an upper bound, so the ratio gets ``≥`` or ``≤``; ``—`` when no
-    ratio or bound exists.
+    ratio or bound exists.  A bound is rounded outwards (down for ``>`` and ``≥``, up for
+    ``≤``), so the shown bound still holds: 2,000 / 379 = 5.28 reads "> 5.2×".
     """
     m, r = need.loc[method], need.loc[reference]
     if not r["reached"]:
         return NA
-    if not m["reached"]:
-        return f"> {most / r['users_needed']:.1f}×"
+    if not m["reached"]:  # a lower bound, rounded down so that it stays one: > 5.2×, not 5.3×
+        return f"> {math.floor(most / r['users_needed'] * 10) / 10:.1f}×"
     if m["at_grid_start"] and r["at_grid_start"]:
         return NA
-    sign = "≥ " if r["at_grid_start"] else "≤ " if m["at_grid_start"] else ""
-    return f"{sign}{m['users_needed'] / r['users_needed']:.1f}×"
+    ratio = m["users_needed"] / r["users_needed"]
+    if r["at_grid_start"]:  # the reference may need fewer: a lower bound, rounded down
+        return f"≥ {math.floor(ratio * 10) / 10:.1f}×"
+    if m["at_grid_start"]:  # an upper bound, rounded up
+        return f"≤ {math.ceil(ratio * 10) / 10:.1f}×"
+    return f"{ratio:.1f}×"
 
 
 def misses(bias: pd.DataFrame, biased: Iterable[str], n_users: int) -> dict[str, float]:
@@ -210,13 +215,17 @@ def show_bias(res: SimResult) -> None:
                       if TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n",
                       format_func="{:,}".format, help="Users per experiment of the table below.")
     table = res.bias[res.bias["n_users"] == at].set_index("method")
-    st.caption("Mean and 95 % CI of the estimates of τA − τB over the repetitions. *truth in "
+    st.caption(f"At {at:,} users per experiment (the warning under *False judgments* reads "
+               "the largest count): mean and 95 % CI of the estimates of τA − τB over the "
+               "repetitions. *truth in "
                "95 % CI* unticked (red in the chart): the truth is outside this method's own "
                "interval — which happens by chance to one unbiased method in twenty. The "
                "*(biased)* mark of the false-judgment chart uses a test corrected for the "
                "number of methods (Bonferroni). The paper's bold marks the unbiased methods.")
     show_table(table[[c for c in BIAS_COLUMNS if c in table.columns]], "il_bias")
-    st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth), width="stretch",
+    st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth,
+                                title=f"Mean estimate and 95 % CI at {at:,} users"),
+                    width="stretch",
                     config=common.plot_config("uprank_interleaving_bias"), key="il_bias_chart")
 
 
