@@ -66,7 +66,7 @@ methods = st.multiselect("Methods", list(label_runs.METHODS), list(label_runs.ME
                          key="lr_methods", help=GLOSSARY["Label ranking methods"])
 tuned = st.radio("λ and C", [True, False], key="lr_tune", help=view.TUNE_HELP,
                  horizontal=True, format_func={True: "tuned in each fold (paper)",
-                                               False: "fixed: λ = 1e-4, C = 1"}.get)
+                                               False: "fixed: λ = 0.0001, C = 1"}.get)
 e2, e4 = st.columns(2)
 folds = e2.number_input("Folds", 2, 10, 5, key="lr_folds")
 seed = e4.number_input("Seed", 0, 10_000, 0, key="lr_seed")

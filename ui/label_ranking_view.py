@@ -288,7 +288,7 @@ FIXED_PARAMETERS = label_runs.FIXED
 TUNE_HELP = ("Tuned (the paper's protocol): in each fold, λ of AMM-rank and AMM and C of LR and "
              "PW-LR are picked from a grid by the error on 20 % of the fold's training users "
              "held out, then refitted on all of them; several times slower. Fixed: "
-             "BudgetedSVM's λ = 1e-4 and scikit-learn's C = 1 everywhere, for a quick look.")
+             "BudgetedSVM's λ = 0.0001 and scikit-learn's C = 1 everywhere, for a quick look.")
 
 #: PW-LR pair models per fold above which the page warns before a run (50 labels: 1,225,
 #: the ad-click simulator's largest setting, about a second per fold).
@@ -404,7 +404,7 @@ def tuning_note(meta: dict) -> str:
     if tuning.get("folds_without_held_out"):
         folds = ", ".join(str(f) for f in tuning["folds_without_held_out"])
         note += (f" Fold(s) {folds}: too few users ranking labels to hold some out, so λ = "
-                 "1e-4 and C = 1 (the defaults) were used there.")
+                 "0.0001 and C = 1 (the defaults) were used there.")
     return note
 
 
