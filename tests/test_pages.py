@@ -289,7 +289,8 @@ def test_an_upload_without_a_design_gets_a_neutral_srm_note_until_one_is_typed()
 
 def test_a_link_with_hillstrom_reopens_it_on_every_page(shared_data):
     at = assert_clean(fresh(HILLSTROM_PARAMS), "reload")
-    assert "Hillstrom — womens e-mail vs no e-mail, visit" in texts(at.subheader)
+    # the arms as the file and the three-arm data name them
+    assert "Hillstrom — Womens E-Mail vs No E-Mail, visit" in texts(at.subheader)
     assert at.metric[0].value == "42,693"  # SOURCES.md: 21,387 womens + 21,306 no e-mail
     assert at.selectbox(key="data_key").value == "hillstrom"  # the boxes show it
     assert at.selectbox(key="data_hillstrom_arm").value == "womens"

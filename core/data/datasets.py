@@ -233,7 +233,8 @@ def load_hillstrom(arm: str = "womens", outcome: str = "visit", *,
     data, rows = frame_to_abdata(
         frame, treatment="segment", outcome=outcome, features=HILLSTROM_FEATURES,
         treatment_value=_HILLSTROM_ARMS[arm], control_value="No E-Mail", warnings=warnings,
-        name=f"Hillstrom — {arm} e-mail vs no e-mail, {outcome}", return_rows=True,
+        name=f"Hillstrom — {' or '.join(_HILLSTROM_ARMS[arm])} vs No E-Mail, {outcome}",
+        return_rows=True,
     )
     data.extra = {"spend": frame["spend"].to_numpy(dtype=np.float64)[rows]}
     entry = REGISTRY["hillstrom"]
