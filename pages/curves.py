@@ -52,7 +52,7 @@ d = DEFINITIONS[definition]
 # a row of its own: the widest formula (Qini, joint) does not fit a third of the page
 formula, words = st.columns([3, 2], vertical_alignment="center")
 formula.latex(d.formula)
-unit = "share of each arm" if d.units == "relative" else "number of responders"
+unit = "share of each arm" if d.units == "relative" else d.unit
 words.caption(f"{d.setting.capitalize()} ranking · {d.units} units (curve in {unit}) — "
               f"{d.summary}")
 

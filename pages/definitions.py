@@ -48,7 +48,9 @@ with common.guard("The simulation"):
                     key="defs_chart")
     st.caption(f"{int(n):,} rows per scenario. |T| = 9|C|: nine treated rows per control row "
                "(|C| = 9|T| the reverse). Dashed lines: random targeting in the same world. "
-               "Each panel's y-axis is in its definition's unit.")
+               "Each panel's y-axis is in its definition's unit; the joint absolute uplift "
+               "curve multiplies the top's rate difference by the rows targeted, so where one "
+               "arm is small it can exceed the responders there are (its early spike).")
     st.subheader("AUUC@100 % per scenario", help=GLOSSARY["AUUC"])
     st.caption("swing = (max − min) / mean |AUUC| across the three scenarios. Absolute "
                "definitions scale with the arm sizes; the separate relative one moves least "
@@ -58,8 +60,7 @@ with common.guard("The simulation"):
     rel = [d.label for d in map(DEFINITIONS.get, table.index) if d.units == "relative"]
     cases = list(SCENARIOS.values())
     shown = table.rename(index=lambda name: DEFINITIONS[name].label).assign(
-        unit=[("share of arm" if DEFINITIONS[name].units == "relative" else "responders")
-              for name in table.index])
+        unit=[DEFINITIONS[name].unit for name in table.index])
     st.dataframe(shown.style.format(precision=1, thousands=",", na_rep="—", subset=cases)
                  .format(precision=5, na_rep="—", subset=(rel, cases))
                  .format("{:.1%}", na_rep="—", subset=["swing"]),

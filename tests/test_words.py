@@ -144,8 +144,14 @@ def test_definitions_page_names_panels_rows_and_units():
                         else f"{raw.loc[label, case]:,.1f}")
             assert table.loc[label, case] == expected
         assert table.loc[label, "swing"] == f"{raw.loc[label, 'swing']:.1%}"
-        assert raw.loc[label, "unit"] == ("share of arm" if d.units == "relative"
-                                          else "responders")
+        # what V counts, by its formula: a share, incremental responders (Qini: R^T minus
+        # scaled R^C), a difference in responders, or a rate difference × rows targeted
+        assert raw.loc[label, "unit"] == {
+            "relative": "share of arm", "qini": "incremental responders",
+            "sep": "difference in responders",
+            "joint": "extra responders (rate difference × rows targeted)"}[
+            "relative" if d.units == "relative" else "qini" if d.kind == "qini"
+            else d.name.split("_")[1]]
 
 
 def test_glossary_page_lists_every_term_sorted_and_filters():

@@ -46,8 +46,7 @@ def definition_title(definition: str) -> str:
 
 def _value_label(definition: str) -> str:
     d = DEFINITIONS[definition]
-    unit = "share of arm" if d.units == "relative" else "responders"
-    return f"{d.kind.capitalize()} value V ({unit})"
+    return f"{d.kind.capitalize()} value V ({d.unit})"
 
 
 def _value_format(definition: str) -> str:

@@ -618,7 +618,7 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     least = least_decimals(definition)  # shares of an arm, or counts of responders
     st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
-            if DEFINITIONS[definition].units == "relative" else "extra responders (a count)")
+            if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
     st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
                f"height there times x), in {unit}; "
                "higher is better. " + pooling_note(len(splits), bootstrap=boot_on)

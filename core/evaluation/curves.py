@@ -129,6 +129,25 @@ class Definition:
         """Title with the id, e.g. ``"Uplift curve, separate, relative (uplift_sep_rel)"``."""
         return f"{self.title} ({self.name})"
 
+    @property
+    def unit(self) -> str:
+        """What the curve's value counts, for axis titles and tables: a share of an arm
+        (relative), incremental responders (Qini), a difference in responders (uplift,
+        separate, absolute), or the top's rate difference times the rows targeted (uplift,
+        joint, absolute: it can exceed the responders there are, early in a small arm).
+
+        >>> [d.unit for d in DEFINITIONS.values()]  # doctest: +NORMALIZE_WHITESPACE
+        ['share of arm', 'incremental responders', 'extra responders (rate difference ×
+        rows targeted)', 'share of arm', 'difference in responders', 'incremental
+        responders']
+        """
+        if self.units == "relative":
+            return "share of arm"
+        if self.kind == "qini":
+            return "incremental responders"
+        return ("extra responders (rate difference × rows targeted)" if self.setting == "joint"
+                else "difference in responders")
+
 
 def _definition(name: str, formula: str, summary: str) -> Definition:
     """The :class:`Definition` called ``name``: kind, setting and units are read off the name
