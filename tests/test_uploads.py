@@ -9,6 +9,7 @@ Expected values are written by hand from the tiny CSVs below, or taken from
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 
 import numpy as np
@@ -363,3 +364,28 @@ def test_the_preview_never_overwrites_a_feature_named_like_a_role():
     assert list(table.columns) == ["treatment", "grp", "visit"] and len(table) == 10
     np.testing.assert_allclose(table["treatment"], frame["treatment"][:10])
     np.testing.assert_array_equal(table["grp"], frame["grp"][:10])
+
+
+def test_the_preview_shows_a_text_coded_treatment_in_its_own_words():
+    """An upload coded control / variant: the preview shows the file's codes row by row (0/1
+    under the file's column name read as a recoded column); the CSV export keeps 0/1."""
+    from core.data import as_table, to_csv_bytes
+
+    rng = np.random.default_rng(9)
+    n = 40
+    frame = pd.DataFrame({"x": rng.random(n), "arm": rng.choice(["control", "variant"], n),
+                          "visit": rng.integers(0, 2, n)})
+    d = read_ab_csv(frame.to_csv(index=False).encode(), treatment="arm", outcome="visit")
+    table = as_table(d, rows=12)
+    assert table["arm"].tolist() == frame["arm"][:12].tolist()
+    exported = pd.read_csv(io.BytesIO(to_csv_bytes(d)))
+    np.testing.assert_array_equal(exported["arm"], (frame["arm"] == "variant").astype(int))
+
+
+def test_the_preview_of_hillstrom_names_the_e_mails(shared_data):
+    from core.data import as_table, load_hillstrom
+
+    raw = pd.read_csv(shared_data / "hillstrom.csv", usecols=["segment"])
+    kept = raw["segment"][raw["segment"] != "Mens E-Mail"].reset_index(drop=True)
+    d = load_hillstrom("womens", "visit", data_dir=shared_data, allow_download=False)
+    assert as_table(d, rows=50)["segment"].tolist() == kept[:50].tolist()

@@ -262,7 +262,9 @@ def as_table(data: ABData, *, rows: int | None = None, treatment: str | None = N
              outcome: str | None = None, arms: bool = True) -> pd.DataFrame:
     """The features of the first ``rows`` rows (all by default) with the treatment and the
     outcome as two more columns — for an A/B/n experiment, with ``arms``, the arm names and
-    its outcome (an amount stays an amount), else the 0/1 codes of ``t`` and ``y``.  Names as
+    its outcome (an amount stays an amount); with ``arms``, a treatment read from text codes
+    shows them (Hillstrom's "Womens E-Mail" / "No E-Mail"); else the 0/1 codes of ``t`` and
+    ``y``.  Names as
     in :func:`to_csv_bytes`: a name a feature already has gets ``_ab`` (the Data page's
     preview overwrote a feature named ``treatment``)."""
     if not isinstance(data, ABData):
@@ -276,9 +278,17 @@ def as_table(data: ABData, *, rows: int | None = None, treatment: str | None = N
     end = data.n if rows is None else min(int(rows), data.n)
     frame = data.X.iloc[:end].copy()
     multi = data.multiarm
+    treated, control = (data.source_columns.get(f"{k}_value") for k in ("treatment", "control"))
+    if isinstance(treated, (list, tuple)):
+        treated = " or ".join(map(str, treated))
     if arms and multi is not None and multi.n == data.n:  # the two-arm view: every row
         frame[names[0]] = np.asarray(multi.arms, dtype=object)[multi.t[:end]]
         frame[names[1]] = multi.y[:end]
+    elif arms and isinstance(treated, str) and isinstance(control, str):
+        # the file's text codes, not the 0/1 it was read as ("segment" holding 1 for
+        # "Womens E-Mail" read as a recoded column)
+        frame[names[0]] = np.where(data.t[:end] == 1, treated, control)
+        frame[names[1]] = data.y[:end]
     else:
         frame[names[0]] = data.t[:end]
         frame[names[1]] = data.y[:end]

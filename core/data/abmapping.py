@@ -459,6 +459,11 @@ def frame_to_abdata(df: pd.DataFrame, *, treatment: str, outcome: str,
     source = {"treatment": treatment, "outcome": outcome}
     if treatment_value is not None or control_value is not None:
         source.update(treatment_value=treatment_value, control_value=control_value)
+    else:  # text codes found without asking (control / variant): kept for the preview, report
+        raw = df[treatment].to_numpy()[keep]
+        codes = [pd.unique(raw[t == k]) for k in (1, 0)]
+        if all(len(c) == 1 and isinstance(c[0], str) for c in codes):
+            source.update(treatment_value=codes[0][0], control_value=codes[1][0])
     data = ABData(X=X.reset_index(drop=True), y=y, t=t, name=name, warnings=warnings,
                   source_columns=source, ids=ids, id_name=id_name)
     return (data, keep) if return_rows else data
