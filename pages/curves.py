@@ -52,7 +52,8 @@ d = DEFINITIONS[definition]
 # a row of its own: the widest formula (Qini, joint) does not fit a third of the page
 formula, words = st.columns([3, 2], vertical_alignment="center")
 formula.latex(d.formula)
-unit = "share of each arm" if d.units == "relative" else d.unit
+unit = ("share of each arm (0.01 = one percentage point of extra response)"
+        if d.units == "relative" else d.unit)
 words.caption(f"{d.setting.capitalize()} ranking · {d.units} units (curve in {unit}) — "
               f"{d.summary}")
 
@@ -86,7 +87,8 @@ with common.guard("Computing the curves"):
     st.subheader("Area under the curve", help=GLOSSARY["AUUC"])
     st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
                f"height there times x), in {unit}; "
-               "higher is better, compare it with Random targeting. Paper's mean convention: "
+               "higher is better, compare it with Random targeting. The mean convention of "
+               "Devriendt et al. (2020): "
                "separate = (1/100)·Σ V(p), joint = (1/n)·Σ V(k), summed up to the cut-off. "
                f"{PERFECT} ranks treated responders first and control responders last. "
                "Where the top holds no treated or no control row, that arm's part of the "
