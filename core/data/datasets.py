@@ -370,15 +370,17 @@ DATASETS: dict[str, DatasetSpec] = {
     "hillstrom": DatasetSpec(
         "hillstrom", "Hillstrom e-mail test (MineThatData, 2008)", load_hillstrom,
         {"arm": ("womens", "mens", "any"), "outcome": ("visit", "conversion")},
-        needs_file=True, renamed={("outcome", "spend>0"): "conversion"}, description="64,000 customers; the paper's benchmark (womens, visit).",
+        needs_file=True, renamed={("outcome", "spend>0"): "conversion"},
+        description="64,000 customers; the paper's benchmark (womens, visit).",
     ),
     "hillstrom_arms": DatasetSpec(
         "hillstrom_arms", "Hillstrom e-mail test, all three arms (A/B/n)",
         lambda outcome="visit", **kw: load_hillstrom(arm="all", outcome=outcome,
                                                      **kw).binary_view(),
         {"outcome": ("visit", "spend", "conversion")},
-        needs_file=True, renamed={("outcome", "spend>0"): "conversion"}, description="64,000 customers: No E-Mail, Womens E-Mail, Mens E-Mail "
-        "(⅓ each); which e-mail for whom. 'spend' is the amount in dollars.",
+        needs_file=True, renamed={("outcome", "spend>0"): "conversion"},
+        description="64,000 customers: No E-Mail, Womens E-Mail, Mens E-Mail (⅓ each); which "
+                    "e-mail for whom. 'spend' is the amount in dollars.",
     ),
     "multiarm_world": DatasetSpec(
         "multiarm_world", "Multi-arm world (synthetic: control + three offers, known effects)",

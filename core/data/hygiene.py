@@ -26,7 +26,8 @@ from scipy import stats
 from core._validation import check_binary, check_same_length
 
 __all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "balance_labels",
-           "covariate_balance", "imbalance_note", "rounded_share", "share_text", "small_cells_note", "srm_test"]
+           "covariate_balance", "imbalance_note", "rounded_share", "share_text",
+           "small_cells_note", "srm_test"]
 
 #: p-value below which a sample ratio mismatch is flagged (Kohavi et al. 2020).
 SRM_ALPHA = 0.001
