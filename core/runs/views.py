@@ -15,8 +15,8 @@ from core.runs.presets import run_label
 from core.runs.takeaway import fmt_p, resolving_digits
 
 __all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run",
-           "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number", "least_decimals",
-           "mixed_splits_note", "paired_display", "ranks_display", "scores_frame",
+           "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number",
+           "least_decimals", "mixed_splits_note", "paired_display", "ranks_display", "scores_frame",
            "split_curves", "test_scores", "test_splits", "unreadable_runs"]
 
 
