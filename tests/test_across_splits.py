@@ -452,6 +452,13 @@ def test_depth_summary_flat_curve_is_equivalent_over_a_wide_range_sharp_one_is_n
         assert (row["equivalent_low"], row["equivalent_high"]) == (lo, hi)
         assert lo <= row["best_fraction"] <= hi
         widths[id(res)] = hi - lo
+        # the best depth's interval: replicates' best depths, on the grid (no 99.51 % to be
+        # shown as 99.5 %), the order statistics just outside the 2.5 / 97.5 percentiles
+        best = np.sort(res.fractions[np.argmax(res.replicates[:, 0], axis=1)])
+        b = best.size
+        assert row["depth_low"] == best[int(np.floor(0.025 * (b - 1)))]
+        assert row["depth_high"] == best[int(np.ceil(0.975 * (b - 1)))]
+        assert {row["depth_low"], row["depth_high"]} <= set(res.fractions)
         # the verdict follows the docstring rule (≥ 0.10 wide: flat, statistically equivalent)
         assert ("statistically equivalent" in row["verdict"]) == (hi - lo >= 0.10)
     assert "statistically equivalent" in flat.summary().loc["r", "verdict"]

@@ -84,9 +84,16 @@ def _frame(at, key):
     return frames[0]
 
 
+def _shown_labels(runs) -> dict:
+    """Run id → the name the page's tables give it: the chart legend's short name."""
+    labels = display_labels(runs)
+    short = short_names(labels.values())
+    return {rid: short[label] for rid, label in labels.items()}
+
+
 def test_auuc_table_is_mean_and_sd_over_the_three_splits(page):
     at, runs = page
-    labels = display_labels(runs)
+    labels = _shown_labels(runs)
     table = _frame(at, "cmp_table")
     for run in runs:
         for cut in (0.1, 0.3, 1.0):
@@ -106,7 +113,7 @@ def test_auuc_table_is_mean_and_sd_over_the_three_splits(page):
 
 def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
     at, runs = page
-    labels = display_labels(runs)
+    labels = _shown_labels(runs)
     assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
     # the reference run (beside the paired tests) is preselected: the first chosen run
     assert at.selectbox(key="cmp_ref").value == at.multiselect(key="cmp_runs").value[0]
@@ -117,16 +124,22 @@ def test_bootstrap_pools_the_splits_and_puts_the_verdict_first(page):
     other = next(lbl for lbl in labels.values() if lbl != reference)
     assert list(paired.index) == [other]
     assert paired.loc[other, "verdict"].endswith("the reference at 95 %")
-    # the difference shown is the mean over splits of the per-split AUUC differences at 30 %
+    # the difference shown is the mean over splits of the per-split AUUC differences at 30 %,
+    # rounded to at least 4 decimals and two significant digits (at most 6)
     by_label = {labels[r.run_id]: r for r in runs}
     diff = np.mean(np.subtract(_per_split(by_label[other], 0.3),
                                _per_split(by_label[reference], 0.3)))
-    assert paired.loc[other, "difference to reference"] == f"{diff:,.4f}"
+    shown = paired.loc[other, "difference to reference"]
+    decimals = len(shown.split(".")[1])
+    assert decimals >= min(6, max(4, 1 - math.floor(math.log10(abs(diff)))))
+    assert shown == f"{diff:,.{decimals}f}"
     low, high = _interval(paired.loc[other, "95 % CI"])
     assert low <= diff <= high
     assert any("pool the paired bootstrap of each split" in str(c.value) for c in at.caption)
     table = _frame(at, "cmp_table")
     assert table.loc["Random targeting", "95 % CI @30%"] == "—"
+    # intervals at the page's cut-off only (the paired tests'); the report has every one
+    assert [c for c in table.columns if c.startswith("95 %")] == ["95 % CI @30%"]
     for run in runs:  # the pooled estimate lies in its interval
         label = labels[run.run_id]
         low, high = _interval(table.loc[label, "95 % CI @30%"])
@@ -427,7 +440,8 @@ def test_a_run_with_damaged_score_files_is_left_out_named_and_can_be_deleted(tmp
     warning = " ".join(str(w.value) for w in at.warning)
     assert f"**{labels[bad.run_id]}** (scores_0.npz is damaged" in warning
     table = next(d.value for d in at.dataframe if "AUUC@30%" in d.value.columns)
-    assert labels[good.run_id] in table.index and labels[bad.run_id] not in table.index
+    shown = _shown_labels([good, bad])  # the table names runs as the chart's legend
+    assert shown[good.run_id] in table.index and shown[bad.run_id] not in table.index
     assert_clean(at.button(key="cmp_drop_broken").click().run())
     assert [r.run_id for r in store.list()] == [good.run_id]
     # deleted from the page itself: not reported as deleted elsewhere

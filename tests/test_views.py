@@ -87,8 +87,15 @@ def test_narrow_intervals_get_the_decimals_that_show_them():
                            "ci_high": [0.000043], "p_value": [0.64],
                            "verdict": ["not distinguishable from R at 95 %"]})
     shown = views.paired_display(paired, cutoff=0.3, n_boot=500)
-    assert shown.loc["A", "difference to reference"] == "-0.00001"
-    assert shown.loc["A", "95 % CI"] == "[-0.00007, 0.00004]"
+    # two significant digits of the difference itself (six decimals, the most for shares)
+    assert shown.loc["A", "difference to reference"] == "-0.000012"
+    assert shown.loc["A", "95 % CI"] == "[-0.000071, 0.000043]"
+    # a bound that the table's decimals would print as -0.0000 keeps two significant digits
+    # (Hillstrom: "[-0.0000, 0.0022]" beside p = 0.052)
+    near = paired.assign(difference=0.00064, ci_low=-0.000005, ci_high=0.0022, p_value=0.052)
+    shown = views.paired_display(near, cutoff=0.3, n_boot=500)
+    assert shown.loc["A", "difference to reference"] == "0.00064"
+    assert shown.loc["A", "95 % CI"] == "[-0.000005, 0.00220]"
     wide = paired.assign(difference=0.0123, ci_low=0.004, ci_high=0.02)
     assert views.paired_display(wide, cutoff=0.3).loc["A", "95 % CI"] == "[0.0040, 0.0200]"
 
@@ -195,3 +202,19 @@ def test_auuc_of_a_rare_outcome_keeps_two_significant_digits():
     # a common outcome keeps Compare's four decimals
     common = summary.assign(**{"AUUC@10%": [0.0123, 0.0048], "AUUC@100%": [0.0452, 0.0452]})
     assert views.auuc_display(common).loc["A", "AUUC@10%"] == "0.0123"
+
+
+def test_ranks_table_shows_enough_decimals_to_tell_ranked_values_apart():
+    # Qini joint absolute: 12.105 and 12.099 responders were "12.1 (rank 1)" and "12.1 (rank
+    # 2)"; two decimals separate them; a row whose values differ at its usual decimals keeps
+    # them
+    import pandas as pd
+
+    ranks = pd.DataFrame({"AUUC A": [12.105, 0.00412], "rank A": [1, 1],
+                          "AUUC B": [12.099, 0.00321], "rank B": [2, 2],
+                          "winner": ["A", "A"], "winner changes?": [False, False]},
+                         index=["qini_joint_abs", "uplift_sep_rel"])
+    shown = views.ranks_display(ranks)
+    qini, rel = (views.DEFINITIONS[d].label for d in ranks.index)
+    assert shown.loc[qini, "A"] == "12.11 (rank 1)" and shown.loc[qini, "B"] == "12.10 (rank 2)"
+    assert shown.loc[rel, "A"] == "0.0041 (rank 1)" and shown.loc[rel, "B"] == "0.0032 (rank 2)"

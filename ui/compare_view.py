@@ -616,7 +616,11 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
                                   key="cmp_nboot")
         boot, paired = bootstrap(ids, splits, definition, cuts, n_boot, labels[reference])
     least = least_decimals(definition)  # shares of an arm, or counts of responders
-    st.dataframe(auuc_display(summary, boot, least=least), width="stretch", key="cmp_table")
+    # the legend's short run names, and the intervals at the page's cut-off only (that of
+    # the paired tests): the full table (every cut-off's interval) is in the report
+    table = auuc_display(summary, boot, least=least, intervals_at=cutoff)
+    st.dataframe(table.rename(index=short_names(table.index)), width="stretch",
+                 key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
             if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
     st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
@@ -625,7 +629,9 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
                + " Random targeting and Perfect (oracle) are the baselines"
                + ("; a value without ± is the same on every split (stratified splits give "
                   "the baselines the same test counts)." if len(splits) > 1
-                  else "."))
+                  else ".")
+               + (f" Intervals at the cut-off ({cutoff:.0%}), where the paired tests are; "
+                  "the report has them at every cut-off." if boot_on else ""))
     if (against := random_warning(summary, boot, [labels[r] for r in chosen],
                                   cutoff)) is not None:
         kind, text = against
@@ -650,9 +656,10 @@ def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition:
     """
     if tables.paired is not None:
         st.markdown(f"**Against the reference** ({labels[tables.reference]}) at {cutoff:.0%}")
-        st.dataframe(paired_display(tables.paired, cutoff=cutoff, n_boot=tables.n_boot,
-                                    least=least_decimals(definition)),
-                     width="stretch", key="cmp_paired")
+        paired = paired_display(tables.paired, cutoff=cutoff, n_boot=tables.n_boot,
+                                least=least_decimals(definition))
+        st.dataframe(paired.rename(index=short_names(paired.index)), width="stretch",
+                     key="cmp_paired")
 
 
 def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
@@ -674,7 +681,13 @@ def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
     n_splits = len(splits)
     st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
     ranks = definition_ranks(ids, splits, cutoff)
-    st.dataframe(ranks_display(ranks, short_names(names)), width="stretch", key="cmp_ranks")
+    short = short_names(names)
+    # narrow run columns ("0.0041 (rank 1)"), the full name in each header's tooltip: three
+    # runs' columns ran past a laptop's width
+    st.dataframe(ranks_display(ranks, short), width="stretch", key="cmp_ranks",
+                 column_config={"winner": st.column_config.TextColumn(width=200),
+                                **{s: st.column_config.TextColumn(s, help=full, width=125)
+                                   for full, s in short.items()}})
     st.caption(f"AUUC@{cutoff:.0%} under each definition and the run's rank (1 = best)"
                + (f", mean over {n_splits} splits." if n_splits > 1 else ", one split.")
                + (" The winner changes with the definition: say which one you report."

@@ -451,7 +451,8 @@ class DepthResult:
         Columns: ``best_fraction``, ``best_targeted``, ``best_profit`` (argmax of the mean
         curve; the smallest depth among equal maxima), ``profit_low``/``profit_high``
         (percentile interval of the profit at that depth), ``depth_low``/``depth_high``
-        (percentile interval of the replicates' best depth), ``equivalent_low``/
+        (percentile interval of the replicates' best depth, on the grid: the order
+        statistics at or just outside the percentiles), ``equivalent_low``/
         ``equivalent_high`` (the contiguous range of depths not significantly less
         profitable than the best), ``profit_all`` (everyone targeted) and ``verdict`` (a
         plain sentence).
@@ -473,7 +474,12 @@ class DepthResult:
                               "verdict": "no usable bootstrap replicate"}
                 continue
             p_lo, p_hi = np.percentile(reps[:, g], q)
-            d_lo, d_hi = np.percentile(self.fractions[np.argmax(reps, axis=1)], q)
+            # the replicates' best depths lie on the grid, and so does their interval: the
+            # order statistics just outside it (an interpolated 99.51 % read "99.5 %" in the
+            # table beside a sentence saying 99.51 %)
+            best = self.fractions[np.argmax(reps, axis=1)]
+            d_lo = np.percentile(best, q[0], method="lower")
+            d_hi = np.percentile(best, q[1], method="higher")
             upper = np.percentile(reps - reps[:, [g]], q[1], axis=0)
             eq = upper >= 0
             lo = g

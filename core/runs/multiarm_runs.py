@@ -268,7 +268,7 @@ def cost_sentence(arms: list[str], cost) -> str:
     'Costs assumed per customer (outcome units): No E-Mail (control) 0, Womens 0.5, Mens
     0.25; net value = value − cost.'
     """
-    from core.runs.views import fmt_significant
+    from core.runs.takeaway import fmt_significant
 
     parts = [f"{arms[0]} (control) 0",
              *(f"{a} {fmt_significant(c, 6)}" for a, c in zip(arms[1:], cost))]

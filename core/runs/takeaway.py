@@ -31,9 +31,8 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_p", "random_sentence",
-           "resolving_digits",
-           "takeaway"]
+__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_p", "fmt_significant",
+           "random_sentence", "resolving_digits", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
@@ -77,17 +76,39 @@ def _apart_from(base: float, others: list) -> Callable:
     return lambda v: fmt_auuc(v) if not _finite(v) or abs(v) >= 10 else f"{float(v):.{digits}f}"
 
 
+def fmt_significant(value, digits: int = 4) -> str:
+    """A number for people with ``digits`` significant digits, never in e-notation and never
+    "-0" (Python's ``g`` writes ``1.25e-05`` and ``1.5e+06``; a fixed number of decimals
+    writes ``-0.000123`` as "-0"): the amounts typed into a report's assumptions; thousands
+    separated; "—" when missing.
+
+    >>> [fmt_significant(v) for v in (-0.000123456, 242.13, 12345.6, 0.0, -0.5, float("nan"))]
+    ['-0.0001235', '242.1', '12,346', '0', '-0.5', '—']
+    """
+    if value is None:
+        return DASH
+    v = float(value)
+    if not np.isfinite(v):
+        return DASH
+    if v == 0:
+        return "0"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
+    text = f"{v:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def fmt_auuc(value) -> str:
     """An AUUC (or an AUUC difference) as text: 4 decimals, "—" when missing.
 
     Values of 10 or more (absolute definitions count responders) get 2 decimals and thousands
     separators; non-zero values below 0.00005 in size, which 4 decimals would show as 0, are
-    written with two significant digits.
+    written with two significant digits, never in e-notation (a report read "95 % CI -5.0e-06
+    to 0.0022").
 
     >>> fmt_auuc(0.004123), fmt_auuc(-0.0312), fmt_auuc(1234.567), fmt_auuc(float("nan"))
     ('0.0041', '-0.0312', '1,234.57', '—')
-    >>> fmt_auuc(0.0000123)
-    '1.2e-05'
+    >>> fmt_auuc(0.0000123), fmt_auuc(-0.000005)
+    ('0.000012', '-0.000005')
     """
     if not _finite(value):
         return DASH
@@ -95,7 +116,7 @@ def fmt_auuc(value) -> str:
     if abs(v) >= 10:
         return f"{v:,.2f}"
     if v != 0 and abs(v) < 0.00005:
-        return f"{v:.1e}"
+        return fmt_significant(v, 2)
     return f"{v:.4f}"
 
 

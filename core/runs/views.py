@@ -12,7 +12,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
-from core.runs.takeaway import fmt_p, resolving_digits
+from core.runs.takeaway import fmt_p, fmt_significant, resolving_digits
 
 __all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run",
            "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number",
@@ -34,27 +34,6 @@ def fmt_number(value, digits: int = 4) -> str:
     except (TypeError, ValueError):
         return str(value)
     return DASH if not np.isfinite(v) else f"{v:,.{digits}f}"
-
-
-def fmt_significant(value, digits: int = 4) -> str:
-    """A number for people with ``digits`` significant digits, never in e-notation and never
-    "-0" (Python's ``g`` writes ``1.25e-05`` and ``1.5e+06``; a fixed number of decimals
-    writes ``-0.000123`` as "-0"): the amounts typed into a report's assumptions; thousands
-    separated; "—" when missing.
-
-    >>> [fmt_significant(v) for v in (-0.000123456, 242.13, 12345.6, 0.0, -0.5, float("nan"))]
-    ['-0.0001235', '242.1', '12,346', '0', '-0.5', '—']
-    """
-    if value is None:
-        return DASH
-    v = float(value)
-    if not np.isfinite(v):
-        return DASH
-    if v == 0:
-        return "0"
-    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
-    text = f"{v:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def least_decimals(definition: str) -> int:
@@ -89,10 +68,20 @@ def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
     return _shown_digits(values, widths, least, most=max(4, least + 2))
 
 
+def _shown(value, digits: int) -> str:
+    """:func:`fmt_number`, except that a non-zero value those decimals would print with
+    fewer than two significant digits gets two: a bound of -0.000005 is neither "-0.0000"
+    nor "-0.00001"."""
+    text = fmt_number(value, digits)
+    if text != DASH and 0 < abs(float(value)) < 10.0 ** (1 - digits):
+        return fmt_significant(value, 2)
+    return text
+
+
 def _interval(low, high, digits: int = 4) -> str:
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return DASH
-    return f"[{fmt_number(low, digits)}, {fmt_number(high, digits)}]"
+    return f"[{_shown(low, digits)}, {_shown(high, digits)}]"
 
 
 def _shown_sd(summary: pd.DataFrame, col: str) -> list:
@@ -107,7 +96,8 @@ def _shown_sd(summary: pd.DataFrame, col: str) -> list:
 
 
 def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
-                 digits: int | None = None, least: int = 4) -> pd.DataFrame:
+                 digits: int | None = None, least: int = 4,
+                 intervals_at: float | None = None) -> pd.DataFrame:
     """AUUC table for the screen and the report: one row per run (baselines kept), per
     cut-off the AUUC, its spread over splits and its bootstrap interval, as text.
 
@@ -118,7 +108,9 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
     ``"0.0291 ± 0.0010"`` (mean ± sd over splits), and a value that is the same on every
     split (the baselines, when the splits keep each arm's responders: stratified) the mean
     alone, not "± 0.0000"; the interval column ``"95 % CI @c"``
-    appears only with ``boot`` ("—" for the baselines, which are not resampled).
+    appears only with ``boot`` ("—" for the baselines, which are not resampled), at every
+    cut-off or, with ``intervals_at`` (a fraction), at that one only (the page's: its paired
+    tests are at that cut-off, and five interval columns did not fit a laptop's width).
     ``digits=None`` picks enough decimals for the narrowest interval or sd
     (:func:`resolving_digits`, at least ``least``: 4 for shares of an arm, 1 for counts of
     responders under an absolute definition) and for two significant digits of the smallest
@@ -139,8 +131,8 @@ def auuc_display(summary: pd.DataFrame, boot: pd.DataFrame | None = None, *,
         out[col] = [fmt_number(m, digits) + (f" ± {fmt_number(e, digits)}"
                                              if n_splits > 1 and e is not None else "")
                     for m, e in zip(summary[col], spread[col])]
-        if boot is not None:
-            cut_value = float(cut.rstrip("%")) / 100
+        cut_value = float(cut.rstrip("%")) / 100
+        if boot is not None and (intervals_at is None or np.isclose(cut_value, intervals_at)):
             part = boot[np.isclose(boot["cutoff"], cut_value)].set_index("ranker")
             out[f"95 % CI @{cut}"] = [
                 _interval(part.at[r, "ci_low"], part.at[r, "ci_high"], digits)
@@ -158,14 +150,15 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = 
     at least ``least``, as in :func:`auuc_display`).
     """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
-    if digits is None:
-        digits = _shown_digits(part["difference"], part["ci_high"] - part["ci_low"], least)
+    if digits is None:  # as the AUUC table: two significant digits of the smallest difference
+        digits = _shown_digits(part["difference"], part["ci_high"] - part["ci_low"], least,
+                               most=max(4, least + 2))
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
                 for v, ref in zip(part["verdict"], part["reference"])]
     out = pd.DataFrame({
         "verdict": verdicts,
-        "difference to reference": [fmt_number(v, digits) for v in part["difference"]],
+        "difference to reference": [_shown(v, digits) for v in part["difference"]],
         "95 % CI": [_interval(lo, hi, digits) for lo, hi in zip(part["ci_low"],
                                                               part["ci_high"])],
         "p-value": [fmt_p(p, n_boot=n_boot) or DASH for p in part["p_value"]],
@@ -340,23 +333,41 @@ def ranks_display(ranks: pd.DataFrame, names: Mapping[str, str] | None = None) -
 
     ``ranks`` is :func:`~core.evaluation.compare.definition_ranks` (or its mean over
     splits); ``names`` maps a run label to the (shorter) column name shown.  Relative
-    definitions get 4 decimals, absolute ones (counts of responders) 1 decimal.
+    definitions get 4 decimals, absolute ones (counts of responders) 1 decimal, and up to
+    three more where two different values would print alike ("12.1 (rank 1)" beside
+    "12.1 (rank 2)" for 12.105 and 12.099).
     """
     names = dict(names or {})
     runs = [c[len("AUUC "):] for c in ranks.columns if c.startswith("AUUC ")]
     out = pd.DataFrame(index=pd.Index([DEFINITIONS[d].label for d in ranks.index],
                                       name="definition"))
+    digits = {d: _separating_digits(ranks.loc[d, [f"AUUC {r}" for r in runs]],
+                                    least_decimals(d)) for d in ranks.index}
     for run in runs:
         cells = []
         for d, value, rank in zip(ranks.index, ranks[f"AUUC {run}"], ranks[f"rank {run}"]):
-            digits = least_decimals(d)
             cells.append(DASH if not np.isfinite(value) else
-                         f"{fmt_number(value, digits)} (rank {int(rank)})")
+                         f"{fmt_number(value, digits[d])} (rank {int(rank)})")
         out[names.get(run, run)] = cells
     out.insert(0, "winner", [DASH if w is None else " = ".join(names.get(r, r)
                                                              for r in w.split(" = "))
                              for w in ranks["winner"]])
     return out
+
+
+def _separating_digits(values, least: int, most_extra: int = 3) -> int:
+    """Fewest decimals from ``least`` (up to ``least + most_extra``) at which the distinct
+    finite ``values`` print distinctly.
+
+    >>> _separating_digits([12.105, 12.099, 10.2], 1), _separating_digits([0.0041, 0.0032], 4)
+    (2, 4)
+    """
+    v = np.asarray(list(values), dtype=float)
+    v = np.unique(v[np.isfinite(v)])
+    digits = least
+    while digits < least + most_extra and len({f"{x:.{digits}f}" for x in v}) < v.size:
+        digits += 1
+    return digits
 
 
 def depth_display(summary: pd.DataFrame) -> pd.DataFrame:
