@@ -90,8 +90,13 @@ def run_label(config) -> str:
     name = config.model.split(" (")[0]
     if "metric" in p:
         k = f"@{p['k']:.0%}" if p.get("k") else ""
-        name = f"LambdaMART-{p['metric'].upper()}{k} ({p['query']}, {p['labels']})"
-    split = ("holdout" if config.scheme == "holdout" else f"{config.n_repeats} splits")
+        # the label set as the Train page writes it (Abs1, Rel), the split as its option
+        # ("one 70/30 split"), not the code names abs1 / holdout
+        name = (f"LambdaMART-{p['metric'].upper()}{k} ({p['query']}, "
+                f"{str(p['labels']).capitalize()})")
+    test = round(100 * float(getattr(config, "test_size", 0.3)))
+    split = (f"one {100 - test}/{test} split" if config.scheme == "holdout"
+             else f"{config.n_repeats} splits")
     return f"{name} · {p.get('n_estimators', '?')} trees · {split} · seed {config.seed}"
 
 
