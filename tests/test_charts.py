@@ -238,15 +238,16 @@ def test_decile_figure_prefers_low_high_and_shows_the_note():
     fig = decile_figure(table, title="Run A", note="mean over 3 splits, bars = min–max",
                         color="#117733")
     bar = fig.data[0]
-    np.testing.assert_allclose(bar.error_y.array, [0.03, 0.01, 0.02])
-    np.testing.assert_allclose(bar.error_y.arrayminus, [0.02, 0.02, 0.01])
+    # a difference of rates in percentage points (0.05 → 5 pp), as the Data page's effect
+    np.testing.assert_allclose(bar.y, [5.0, 2.0, -1.0])
+    np.testing.assert_allclose(bar.error_y.array, [3.0, 1.0, 2.0])
+    np.testing.assert_allclose(bar.error_y.arrayminus, [2.0, 2.0, 1.0])
     assert bar.marker.color == "#117733"
     assert fig.layout.title.subtitle.text == "mean over 3 splits, bars = min–max"
-    # a difference of rates on a % axis (0.1 → "10.0%"), not titled "%-points" above % ticks
-    assert fig.layout.yaxis.title.text == "uplift: response rate T − C"
-    assert fig.layout.yaxis.tickformat == ".1%" and "decile" in fig.layout.xaxis.title.text
+    assert fig.layout.yaxis.title.text == "uplift: response rate T − C (percentage points)"
+    assert fig.layout.yaxis.ticksuffix == " pp" and "decile" in fig.layout.xaxis.title.text
     old = decile_figure(table.drop(columns=["low", "high"]), title="Run A")
-    np.testing.assert_allclose(old.data[0].error_y.array, [0.05, 0.08, 0.11])
+    np.testing.assert_allclose(old.data[0].error_y.array, [5.0, 8.0, 11.0])
     assert old.layout.title.subtitle.text.startswith("bars:")
 
 

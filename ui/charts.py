@@ -420,19 +420,22 @@ def decile_figure(table, *, title: str, note: str | None = None,
     low, high = ("low", "high") if {"low", "high"} <= set(table.columns) else ("ci_low", "ci_high")
     note = note if note is not None else table.attrs.get("interval", "confidence interval")
     subtitle = note if "bar" in note.lower() else f"bars: {note}"
-    custom = np.column_stack([table[low], table[high],
-                              table["n"] if "n" in table.columns else np.full(len(table), np.nan)])
+    # in percentage points, as the Data page gives the average effect (+3.90 pp): a
+    # difference of rates on a "%" axis read as a rate
+    pp = 100.0
+    uplift, lo, hi = (pp * np.asarray(table[c], dtype=float) for c in ("uplift", low, high))
+    custom = np.column_stack([lo, hi, table["n"] if "n" in table.columns
+                              else np.full(len(table), np.nan)])
     fig = go.Figure(go.Bar(
-        x=table["bin"].astype(str), y=table["uplift"], marker_color=color or PALETTE[0],
+        x=table["bin"].astype(str), y=uplift, marker_color=color or PALETTE[0],
         customdata=custom, name="uplift",
-        hovertemplate="decile %{x}: uplift %{y:.2%}<br>bar %{customdata[0]:.2%} to "
-                      "%{customdata[1]:.2%}<br>rows %{customdata[2]:,.0f}<extra></extra>",
-        error_y=dict(type="data", symmetric=False, array=table[high] - table["uplift"],
-                     arrayminus=table["uplift"] - table[low])))
+        hovertemplate="decile %{x}: uplift %{y:.2f} pp<br>bar %{customdata[0]:.2f} to "
+                      "%{customdata[1]:.2f} pp<br>rows %{customdata[2]:,.0f}<extra></extra>",
+        error_y=dict(type="data", symmetric=False, array=hi - uplift, arrayminus=uplift - lo)))
     fig.update_layout(title=dict(text=title, subtitle=dict(text=subtitle)), height=380,
                       margin=dict(l=10, r=10, t=70, b=10),
                       xaxis_title="score decile (1 = targeted first)",
-                      yaxis_title="uplift: response rate T − C")
-    fig.update_yaxes(tickformat=".1%")
+                      yaxis_title="uplift: response rate T − C (percentage points)")
+    fig.update_yaxes(ticksuffix=" pp")
     fig.update_xaxes(type="category")  # every decile labelled, 1 … 10
     return fig
