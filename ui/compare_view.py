@@ -710,7 +710,9 @@ def pndcg_section(ids: tuple, splits) -> None:
                              "rank": "score quantile (compares orderings)",
                              "platt": "Platt calibration (confidence)"}.get)
         pndcg = ranking_metrics(ids, splits, p_map)
-        st.dataframe(pndcg, width="stretch", key="cmp_pndcg")
+        st.dataframe(pndcg, width="stretch", key="cmp_pndcg", column_config={
+            c: st.column_config.NumberColumn(format="%.4f")  # 0.6880 beside 0.6811
+            for c in pndcg.select_dtypes("number").columns})
         st.caption(GLOSSARY["P-nDCG"] + " " + PNDCG_NOTE[p_map])
         st.download_button("P-nDCG table (CSV)", safe_csv_bytes(pndcg, index=True),
                            f"uprank_pndcg_{p_map}.csv", "text/csv", key="cmp_pndcg_csv")
