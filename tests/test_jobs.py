@@ -9,6 +9,7 @@ serves most tests: jobs are told apart by their configs and sessions.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import os
@@ -495,6 +496,26 @@ def test_the_real_two_model_reports_rounds_per_arm_model(tmp_path):
     # a budget of 12 rounds: 12/12 of the second (control-arm) model, not 24/24
     assert (s.round, s.total, s.part, s.n_parts, s.part_name) == (12, 12, 2, 2,
                                                                   "control-arm model")
+
+
+def test_the_uplift_forest_counts_trees_and_boosting_counts_rounds(tmp_path):
+    # a forest's callback counts the trees grown: its progress line reads "tree 8/8", a
+    # boosted model's "round 12/12"
+    from core.data.datasets import load_dataset
+    from ui.jobs import progress_text
+
+    data = load_dataset("world", n=1500, random_state=0)
+    forest = RunConfig.for_data(data, "UpliftRandomForest", {"n_estimators": 8},
+                                dataset="world", options={"n": 1500, "random_state": 0})
+    boosted = RunConfig.for_data(data, "FlippedLabel", {"n_estimators": 12, "num_threads": 1},
+                                 dataset="world", options={"n": 1500, "random_state": 0})
+    with JobRunner(store=tmp_path) as real:
+        trees, rounds = (real.wait(real.submit(c, data=data), WAIT) for c in (forest, boosted))
+    assert trees.state == rounds.state == "done", (trees, rounds)
+    assert (trees.unit, trees.round, trees.total) == ("tree", 8, 8)
+    assert (rounds.unit, rounds.round, rounds.total) == ("round", 12, 12)
+    running = dataclasses.replace(trees, state="running", round=3, eta=None, elapsed=2.0)
+    assert progress_text(running) == "tree 3/8, 2 s"
 
 
 # --------------------------------------------------------------------------- lifecycle

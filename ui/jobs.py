@@ -23,7 +23,8 @@ def progress_text(job: JobStatus) -> str:
     "round 95/100 of the treated-arm model", then "… of the control-arm model" (never
     "95/200"); while the data is loaded and split the line says so ("Loading the data…, 5 s"),
     then "starting…" until the model reports its first round (never "0/0").  After a cancel
-    request it reads "Cancelling…" until the job has stopped.
+    request it reads "Cancelling…" until the job has stopped.  An uplift forest counts trees
+    ("tree 42/100"), a boosted model rounds.
     """
     if job.state == "queued":
         return f"queued, position {job.position}"
@@ -41,7 +42,7 @@ def progress_text(job: JobStatus) -> str:
     of = ""
     if job.n_parts > 1:
         of = f" of the {job.part_name}" if job.part_name else f" of model {job.part}/{job.n_parts}"
-    return f"{split}round {job.round}/{job.total}{of}, {job.elapsed:.0f} s{eta}"
+    return f"{split}{job.unit} {job.round}/{job.total}{of}, {job.elapsed:.0f} s{eta}"
 
 
 def newly_done(jobs: list[JobStatus], seen: set[str]) -> set[str]:

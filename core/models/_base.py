@@ -288,6 +288,9 @@ class BaseModel(BaseEstimator):
     """
 
     _fitted_attrs: tuple[str, ...] = ()
+    #: What one step of ``fit``'s callback is, for progress lines: a boosting "round", or a
+    #: "tree" of a forest
+    progress_unit: str = "round"
 
     def _store_params(self, init_locals: Mapping[str, Any]) -> None:
         """Keep every ``__init__`` keyword as the attribute of the same name, unchanged.

@@ -127,6 +127,8 @@ class UpliftRandomForest(BaseModel):
 
     _fitted_attrs = ("binner_", "trees_")
 
+    progress_unit = "tree"  # its callback counts trees grown, not boosting rounds
+
     def __init__(self, *, n_estimators: int = 100, criterion: str = "ed",
                  normalize: bool = True, max_depth: int = 8, min_samples_arm: int = 25,
                  max_features: Any = "sqrt", bootstrap: bool = True, max_bins: int = 32,

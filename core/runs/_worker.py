@@ -416,7 +416,8 @@ def _train(msg: dict, progress: Progress) -> dict:
             progress.check()
             model = factory(config.model, **config.params_dict)
             progress.set(phase="training", split=i + 1, round=0,
-                         parts=list(PROGRESS_PARTS.get(type(model).__name__, ())))
+                         parts=list(PROGRESS_PARTS.get(type(model).__name__, ())),
+                         unit=getattr(model, "progress_unit", "round"))
             seeded = _seed_model(model, config)
             t = time.perf_counter()
             model.fit(data.X.iloc[train].reset_index(drop=True), data.y[train], data.t[train],

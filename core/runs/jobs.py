@@ -178,6 +178,8 @@ class JobStatus:
     data_name: str | None = None
     cancelling: bool = False
     target: str | None = None
+    #: what ``round`` / ``total`` count: boosting rounds, or a forest's trees
+    unit: str = "round"
 
     #: "Trained" for a training run or a task that trains models, else "Done": how the job's
     #: end reads ("Trained in 12.3 s")
@@ -775,7 +777,8 @@ def _make_status(snap: dict, progress: dict, position: int, now: float) -> JobSt
         progress=float(progress.get("fraction") or 0.0) if task else None,
         fingerprint=snap["fingerprint"], part=part, n_parts=n_parts, part_name=part_name,
         data_name=snap["data_name"], cancelling=cancelling,
-        target=snap["config"].target if task else None, verb=_verb(snap["config"]))
+        target=snap["config"].target if task else None, verb=_verb(snap["config"]),
+        unit=str(progress.get("unit") or "round"))
 
 
 def _verb(config: RunConfig | TaskSpec) -> str:
