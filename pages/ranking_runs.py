@@ -59,6 +59,8 @@ st.dataframe(shown.where(shown.notna(), DASH), width="stretch", hide_index=True,
              key="rk_runs_table",
              column_config={"fit (s)": st.column_config.NumberColumn(format="%.1f")})
 st.caption("chosen = the learning rate (or α) with the best validation score of the model's "
-           "own metric; best round = the round early stopping kept.")
+           "own metric; best round = the round early stopping kept; fit (s) = fitting that "
+           "chosen model (the job's 'Trained in' also counts loading the data and every "
+           "other candidate of the budget).")
 st.page_link("pages/ranking_compare.py", label="Compare these runs query by query",
              icon=":material/compare:")
