@@ -33,9 +33,9 @@ with common.guard("Comparing the runs"):
                "and P-nDCG leave out the queries without a relevant document (nothing to put "
                "first); LETOR's MAP counts them as 0. P@k is the share of relevant documents "
                "(grade > 0) in the top k, over every query (0 for one without a relevant "
-               "document); micro and macro P@k (Welleck "
-               "2016) divide by the number of grades C as well, so they are about P@k / C, "
-               "and are averages over the queries (not shown per query). P-nDCG turns each run's score into a "
+               "document); micro and macro P@k (Welleck 2016) divide by the number of "
+               "grades C as well, so they are about P@k / C, and are averages over the "
+               "queries (not shown per query). P-nDCG turns each run's score into a "
                "probability by Platt calibration on the test documents. "
                + PNDCG_NOTE["platt"].split(". ", 1)[1])
 
