@@ -122,6 +122,17 @@ def test_curves_page_relative_auuc_has_five_decimals_and_a_dash_for_missing():
                                          - raw.loc[RANDOM, "AUUC@30%"])) < 1e-12
 
 
+def _unit_by_formula(d) -> str:
+    """What V counts, read off its formula: a share of an arm (relative), incremental
+    responders (Qini: R^T minus scaled R^C), a difference in responders (R(T) − R(C)), or
+    the top's rate difference times the rows targeted (uplift, joint, absolute)."""
+    if d.units == "relative":
+        return "share of arm"
+    if d.kind == "qini":
+        return "incremental responders"
+    return "rate difference × rows" if d.setting == "joint" else "difference in responders"
+
+
 def test_definitions_page_names_panels_rows_and_units():
     at = run_page("pages/definitions.py")
     assert at.number_input(key="defs_n").help and at.radio(key="defs_ties").help
@@ -131,8 +142,7 @@ def test_definitions_page_names_panels_rows_and_units():
         assert titles[i].startswith(d.title) and f"({name})" in titles[i]
         axis = "" if i == 0 else str(i + 1)
         assert fig["layout"][f"xaxis{axis}"]["title"]["text"] == "share targeted (%)"
-        unit = "share of arm" if d.units == "relative" else "responders"
-        assert unit in fig["layout"][f"yaxis{axis}"]["title"]["text"]
+        assert _unit_by_formula(d) in fig["layout"][f"yaxis{axis}"]["title"]["text"]
     assert PERFECT not in " ".join(t["name"] for t in fig["data"])
 
     raw, table = at.dataframe[0].value, shown(at)
@@ -144,14 +154,7 @@ def test_definitions_page_names_panels_rows_and_units():
                         else f"{raw.loc[label, case]:,.1f}")
             assert table.loc[label, case] == expected
         assert table.loc[label, "swing"] == f"{raw.loc[label, 'swing']:.1%}"
-        # what V counts, by its formula: a share, incremental responders (Qini: R^T minus
-        # scaled R^C), a difference in responders, or a rate difference × rows targeted
-        assert raw.loc[label, "unit"] == {
-            "relative": "share of arm", "qini": "incremental responders",
-            "sep": "difference in responders",
-            "joint": "extra responders (rate difference × rows targeted)"}[
-            "relative" if d.units == "relative" else "qini" if d.kind == "qini"
-            else d.name.split("_")[1]]
+        assert raw.loc[label, "unit"] == _unit_by_formula(d)
 
 
 def test_glossary_page_lists_every_term_sorted_and_filters():

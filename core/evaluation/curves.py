@@ -137,15 +137,15 @@ class Definition:
         joint, absolute: it can exceed the responders there are, early in a small arm).
 
         >>> [d.unit for d in DEFINITIONS.values()]  # doctest: +NORMALIZE_WHITESPACE
-        ['share of arm', 'incremental responders', 'extra responders (rate difference ×
-        rows targeted)', 'share of arm', 'difference in responders', 'incremental
-        responders']
+        ['share of arm', 'incremental responders', 'rate difference × rows', 'share of arm',
+         'difference in responders', 'incremental responders']
         """
         if self.units == "relative":
             return "share of arm"
         if self.kind == "qini":
             return "incremental responders"
-        return ("extra responders (rate difference × rows targeted)" if self.setting == "joint"
+        # short: it is an axis title of one of six panels on Definitions
+        return ("rate difference × rows" if self.setting == "joint"
                 else "difference in responders")
 
 
