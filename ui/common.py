@@ -581,9 +581,8 @@ def count_metric(container, label: str, n: int) -> None:
 def dataset_caption(data: ABData) -> None:
     """The dataset in one line above a page's content; for an amount outcome (Hillstrom's
     spend) it says that curves and models of one treatment read it as "amount > 0"."""
-    multi = data.multiarm
-    if multi is not None and multi.outcome_kind == "continuous":
-        name = next(iter(data.value_columns()))
+    multi, name = data.multiarm, data.amount_name()
+    if name is not None:
         outcome = (f"mean {name} {multi.y.mean():,.4g} (> 0 for {data.y.mean():.2%} of the "
                    f"rows) · curves and models of one treatment read the outcome as "
                    f"**{name} > 0** (the several-arms results use the amount)")

@@ -746,9 +746,9 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     choice = st.container()  # the value's source first, then cost | value per response
     v1, v2 = st.columns(2)
     amounts = data.value_columns()  # an amount outcome's own column first
-    amount_outcome = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
     value_col = choice.selectbox("Value per row from", ["fixed value per response", *amounts],
-                                 index=1 if amount_outcome else 0, key="cmp_value_col",
+                                 index=0 if data.amount_name() is None else 1,
+                                 key="cmp_value_col",
                                  help="A fixed value per extra response, or each customer's "
                                       "own amount (e.g. spend): the profit then counts the "
                                       "extra amount targeting brings.")

@@ -174,8 +174,8 @@ def dataset_summary(data: ABData) -> None:
     common.count_metric(m[0], "Rows", data.n)
     common.count_metric(m[1], "Treated", data.n_treated)
     common.count_metric(m[2], "Control", data.n_control)
-    amount = data.multiarm is not None and data.multiarm.outcome_kind == "continuous"
-    name = next(iter(data.value_columns())) if amount else ""
+    name = data.amount_name()
+    amount = name is not None
     response = f"{name} > 0" if amount else "Response"
     m[3].metric(f"{response}, treated", f"{rate_t:.2%}")
     m[4].metric(f"{response}, control", f"{rate_c:.2%}")

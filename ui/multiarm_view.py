@@ -60,8 +60,7 @@ def data_section(data: ABData) -> None:
     left, right = st.container(), st.container()
     with left:
         design = "assumed" if multi.design_assumed else "designed"
-        outcome = ("outcome" if multi.outcome_kind == "binary"
-                   else next(iter(data.value_columns())))  # the amount's name: spend
+        outcome = data.amount_name() or "outcome"  # the amount's name: spend
         st.markdown(f"**Arms** (observed vs {design} share; mean {outcome} and its difference "
                     "to control)", help=GLOSSARY["SRM"])
         arms = multi.arm_table()

@@ -187,6 +187,24 @@ class ABData:
                 out.append(col)
         return out
 
+    def amount_name(self) -> str | None:
+        """The name of the outcome when this is the two-arm view of an amount outcome (the
+        first of :meth:`value_columns`: Hillstrom's ``"spend"``), else ``None`` (a 0/1
+        outcome: the pages' ``y`` is the outcome itself).
+
+        >>> import pandas as pd
+        >>> from core.data.multiarm import MultiArmData
+        >>> X = pd.DataFrame({"x": [1.0, 2, 3, 4]})
+        >>> spend = MultiArmData(X, y=[0.0, 5, 0, 2.5], t=[0, 1, 2, 0], arms=["no", "a", "b"])
+        >>> visit = MultiArmData(X, y=[0, 1, 0, 1], t=[0, 1, 2, 0], arms=["no", "a", "b"])
+        >>> spend.binary_view().amount_name(), visit.binary_view().amount_name()
+        ('outcome amount', None)
+        """
+        multi = self.multiarm
+        if multi is None or multi.outcome_kind != "continuous":
+            return None
+        return next(iter(self.value_columns()))
+
     def value_columns(self) -> dict[str, np.ndarray]:
         """Per-row amounts a profit can be counted in (Compare's "Value per row from"): the
         outcome itself first when this is the two-arm view of an amount outcome — named as
