@@ -291,8 +291,9 @@ def test_report_weighs_runs_against_random_and_states_the_profit_assumptions(pag
     for row in re.findall(r"<tr[^>]*>(.*?)</tr>", auuc_section.split("</table>")[0],
                           re.DOTALL):
         cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.DOTALL)
-        rows.setdefault(cells[0], cells[1:])  # the first row with an empty first cell: header
-    header = rows[""]
+        rows.setdefault(cells[0], cells[1:])
+    header = rows["run"]  # one header row, the index's name in its corner (no empty row)
+    assert "" not in rows
     col = header.index("AUUC@30%")
     # random targeting's AUUC@30 %, derived here: a score tying every row is random order
     # under the average tie policy; mean over the splits

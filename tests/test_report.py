@@ -459,3 +459,17 @@ def test_a_small_report_loads_plotly_from_its_cdn_and_keeps_the_content():
                                                      plotly_js="cdn")  # no chart, no note
     with pytest.raises(ValueError, match="plotly_js"):
         html_report("t", sections=sections, plotly_js="online")
+
+
+def test_a_table_with_a_named_index_has_one_header_row_with_that_name_in_its_corner():
+    # pandas writes a named index as a second header row, empty but for the name
+    import re
+
+    frame = pd.DataFrame({"AUUC@30%": ["0.0041", "0.0032"]},
+                         index=pd.Index(["A", "B"], name="run"))
+    html = html_report("t", sections=[("AUUC", frame)], generated_at="now",
+                       plotly_js="cdn")
+    head = html[html.index("<thead>"):html.index("</thead>")]
+    assert re.findall(r"<th[^>]*>(.*?)</th>", head) == ["run", "AUUC@30%"]
+    assert head.count("<tr") == 1
+    assert frame.index.name == "run" and frame.columns.name is None  # the caller's frame kept

@@ -91,6 +91,11 @@ def _is_figure(content) -> bool:
 
 
 def _render_frame(frame: pd.DataFrame) -> str:
+    if frame.index.name is not None and not isinstance(frame.columns, pd.MultiIndex) \
+            and frame.columns.name is None:
+        # the index's name in the header row's corner: pandas writes a named index as a
+        # second header row, empty but for that name
+        frame = frame.rename_axis(index=None, columns=frame.index.name)
     table = frame.to_html(classes="report-table", border=0, escape=True,
                           float_format=_float, na_rep="nan")
     return f'<div class="table-wrap">{table}</div>'
