@@ -252,6 +252,20 @@ def test_decile_figure_prefers_low_high_and_shows_the_note():
     assert old.layout.title.subtitle.text.startswith("bars:")
 
 
+def test_decile_charts_of_several_runs_share_one_y_range():
+    from ui.charts import share_decile_range
+
+    a = pd.DataFrame({"bin": [1, 2], "uplift": [0.10, 0.0], "low": [0.08, -0.02],
+                      "high": [0.12, 0.01]})
+    b = pd.DataFrame({"bin": [1, 2], "uplift": [0.03, -0.01], "low": [0.01, -0.04],
+                      "high": [0.05, 0.02]})
+    figs = [decile_figure(t, title=n) for n, t in (("A", a), ("B", b))]
+    share_decile_range(figs, pad=0.05)
+    lo, hi = -4.0, 12.0  # pp: the lowest bar end (B's -0.04) and the highest (A's 0.12)
+    for fig in figs:
+        np.testing.assert_allclose(fig.layout.yaxis.range, [lo - 0.8, hi + 0.8])
+
+
 def test_definitions_grid_titles_and_axis_units_on_every_panel():
     x = np.linspace(0, 1, 5)
     frames = {d: pd.concat([pd.DataFrame({"scenario": s, "ranker": r, "fraction": x, "value": x})

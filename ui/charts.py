@@ -408,6 +408,26 @@ def profit_figure(frames: dict, *, colors: Mapping[str, str] | None = None,
     return fig
 
 
+def share_decile_range(figures: Sequence[go.Figure], pad: float = 0.05) -> None:
+    """Give :func:`decile_figure` s one y range, from the lowest bar end to the highest (plus
+    ``pad`` of the span each side), so that runs shown one under the other (the report)
+    compare by eye: each chose its own range (0 to 10 pp beside −2 to 12 pp)."""
+    lows, highs = [0.0], [0.0]
+    for fig in figures:
+        for bar in fig.data:
+            y = np.asarray(bar.y, dtype=float)
+            err = bar.error_y
+            up = y + (np.asarray(err.array, dtype=float) if err.array is not None else 0.0)
+            down = y - (np.asarray(err.arrayminus, dtype=float)
+                        if err.arrayminus is not None else 0.0)
+            lows.append(np.nanmin(down))
+            highs.append(np.nanmax(up))
+    lo, hi = min(lows), max(highs)
+    margin = pad * (hi - lo or 1.0)
+    for fig in figures:
+        fig.update_yaxes(range=[lo - margin, hi + margin])
+
+
 def decile_figure(table, *, title: str, note: str | None = None,
                   color: str | None = None) -> go.Figure:
     """Uplift per score decile with error bars (decile 1 = highest scores).

@@ -374,7 +374,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
     from core.data import hygiene
     from core.evaluation.curve_tables import RANDOM
     from core.runs.report import comparison_report, config_table, takeaway
-    from ui.charts import decile_figure
+    from ui.charts import decile_figure, share_decile_range
 
     def build() -> bytes:
         ids = tuple(chosen)
@@ -386,6 +386,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             table, interval, _ = deciles(ids, splits, labels[rid])
             decile_parts.append((labels[rid], decile_figure(
                 table, title=labels[rid], note=interval, color=colors[labels[rid]])))
+        share_decile_range([fig for _, fig in decile_parts])  # one scale for every run
         n_splits = len(splits)
         column = auuc_column(cutoff)
         names = [labels[rid] for rid in chosen]
