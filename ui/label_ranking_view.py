@@ -252,7 +252,7 @@ def length_figure(data) -> go.Figure:
     counts = np.bincount(lt)
     fig = go.Figure(go.Bar(x=np.arange(counts.shape[0]), y=counts,
                            hovertemplate="%{y:,} users rank %{x} labels<extra></extra>"))
-    fig.update_layout(title="Labels ranked per user (L_t)", height=420,
+    fig.update_layout(title="Labels ranked per user", height=420,
                       margin=dict(l=10, r=10, t=50, b=10),
                       xaxis_title="labels ranked by the user (count)",
                       yaxis_title="users (count)")
