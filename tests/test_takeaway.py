@@ -3,6 +3,8 @@ definition ranks say — numbers, direction, verdict, scope — and nothing else
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,8 +25,22 @@ def expected_pair(run, ref, d, lo, hi, p, conclusion):
     """The sentence for one pair, written from the numbers by the rule of the docstring:
     the leader is the larger AUUC, the difference and interval are leader − other."""
     lead, other, gap, low, high = (run, ref, d, lo, hi) if d >= 0 else (ref, run, -d, -hi, -lo)
-    return (f"{lead} leads {other} by {gap:.4f} AUUC (95 % CI {low:.4f} to {high:.4f}, "
+    fmt = gap_format(gap)
+    return (f"{lead} leads {other} by {fmt(gap)} AUUC (95 % CI {fmt(low)} to {fmt(high)}, "
             f"p = {p:.3f}): {conclusion}.")
+
+
+def gap_format(gap):
+    """Numbers of a pair's sentence as the page's paired table writes them: at least 4
+    decimals and two significant digits of the difference (at most 6); a bound those
+    decimals would show with one significant digit gets two, trailing zeros dropped."""
+    d = min(6, max(4, 1 - math.floor(math.log10(abs(gap)))))
+
+    def fmt(v):
+        if 0 < abs(v) < 10.0 ** (1 - d):
+            return f"{v:.{1 - math.floor(math.log10(abs(v)))}f}".rstrip("0")
+        return f"{v:.{d}f}"
+    return fmt
 
 
 @pytest.mark.parametrize("d, lo, hi, p, conclusion", [
@@ -136,8 +152,9 @@ def test_takeaway_agrees_with_a_real_bootstrap():
     ranks = definition_ranks(y, t, scores, cutoff=0.3)
     text = takeaway(paired, ranks, cutoff=0.3, reference="random", n_boot=200)
     row = paired[np.isclose(paired["cutoff"], 0.3)].iloc[0]
-    assert f"good leads random by {row['difference']:.4f} AUUC" in text
-    assert f"95 % CI {row['ci_low']:.4f} to {row['ci_high']:.4f}" in text
+    fmt = gap_format(row["difference"])
+    assert f"good leads random by {fmt(row['difference'])} AUUC" in text
+    assert f"95 % CI {fmt(row['ci_low'])} to {fmt(row['ci_high'])}" in text
     assert ("good is better" in text) == (row["ci_low"] > 0)
     assert text.endswith(definition_sentence(ranks))
 

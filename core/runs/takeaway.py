@@ -246,10 +246,32 @@ def _pair_sentence(row, *, level_text: str, n_boot: int | None) -> str:
     else:
         lead, other, gap, low, high = ref, run, -d, -hi, -lo
     p = fmt_p(row["p_value"], n_boot=n_boot)
-    stats = f"{level_text} CI {fmt_auuc(low)} to {fmt_auuc(high)}" + (f", {p}" if p else "")
+    fmt = _gap_format(gap)
+    stats = f"{level_text} CI {fmt(low)} to {fmt(high)}" + (f", {p}" if p else "")
     if d == 0:
         return f"{run} and {ref} have the same AUUC (difference 0, {stats}): {conclusion}."
-    return f"{lead} leads {other} by {fmt_auuc(gap)} AUUC ({stats}): {conclusion}."
+    return f"{lead} leads {other} by {fmt(gap)} AUUC ({stats}): {conclusion}."
+
+
+def _gap_format(gap: float) -> Callable:
+    """:func:`fmt_auuc`, with the decimals that give an AUUC difference ``gap`` under 10 two
+    significant digits (at most 6), as the page's paired table shows it: "leads by 0.00064
+    (CI -0.00034 to 0.00157)", not "0.0006 (CI -0.0003 to 0.0016)"; a bound those
+    decimals would write with fewer than two significant digits gets two."""
+    if not (_finite(gap) and 0 < abs(gap) < 10):
+        return fmt_auuc
+    digits = int(min(6, max(4, 1 - np.floor(np.log10(abs(gap))))))
+
+    def fmt(v) -> str:
+        if not _finite(v):
+            return DASH
+        v = float(v)
+        if abs(v) >= 10:
+            return fmt_auuc(v)
+        if 0 < abs(v) < 10.0 ** (1 - digits):
+            return fmt_significant(v, 2)
+        return f"{v:.{digits}f}"
+    return fmt
 
 
 def _point_leader(auuc: Mapping | pd.Series) -> str:
