@@ -82,7 +82,9 @@ with common.guard("Comparing the runs"):
                       width="stretch", key=f"rkc_list_{key}",
                       column_config=view.query_list_columns(view.max_grade(root, key)))
     st.caption("Documents in each run's order, best first; grade = the judged relevance "
-               "(0 = not relevant).")
+               "(0 = not relevant). P-nDCG also weighs how confident each run is (its "
+               "Platt-calibrated probabilities), so it can differ between two runs whose "
+               "orders every other metric scores alike.")
 
     d1 = d2 = st.container(horizontal=True)  # side by side, wrapped when the page is narrow
     d1.download_button("Per-query metrics (CSV)", lambda: safe_csv_bytes(
