@@ -806,7 +806,10 @@ def _configs_blocks(configs) -> list:
     if configs is None or len(configs) == 0:
         return ["No run configurations were included."]
     table = configs if isinstance(configs, pd.DataFrame) else config_table(configs)
-    return [_readable(table, plain=True)]
+    return ["Each run's settings under the names the models take them (LightGBM and "
+            "UpRank parameter names such as learning_rate, n_estimators), so that a data "
+            "scientist can train the same run again; the run's name above gives the same "
+            "in words.", _readable(table, plain=True)]
 
 
 # ---------------------------------------------------------------------- the report
