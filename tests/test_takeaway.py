@@ -262,3 +262,11 @@ def test_random_and_an_interval_bound_read_apart_when_they_differ():
     apart = random_sentence({"A": 0.0033}, 0.00210, cutoff=0.3,
                             intervals={"A": (0.0025, 0.0045)})
     assert "AUUC of 0.0021 at 30 %" in apart and "CI 0.0025 to 0.0045" in apart
+
+
+def test_a_small_difference_keeps_two_significant_digits_in_the_sentence():
+    # the Hillstrom pair of the page's paired table: 0.00064, bound -0.000005 (written out,
+    # not through the rule the sentence uses)
+    paired = paired_frame([("A", 0.3, 0.00064, -0.000005, 0.0022, 0.052, "v")])
+    text = takeaway(paired, None, cutoff=0.3, reference="B")
+    assert "A leads B by 0.00064 AUUC (95 % CI -0.000005 to 0.00220, p = 0.052)" in text

@@ -576,7 +576,7 @@ RANGES_NOTE = ("Two different ranges: \"best depth, 95 % interval\" is where the
 
 def _money(value: float) -> str:
     """A typed amount as people read it, never in e-notation (``1.25e-05`` → "0.0000125",
-    ``1500000`` → "1,500,000"): :func:`core.runs.views.fmt_significant`, 6 digits."""
+    ``1500000`` → "1,500,000"): :func:`core.runs.takeaway.fmt_significant`, 6 digits."""
     from core.runs.takeaway import fmt_significant
 
     return fmt_significant(value, 6)

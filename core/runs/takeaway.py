@@ -31,7 +31,8 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_p", "fmt_significant",
+__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals", "fmt_p",
+           "fmt_significant",
            "random_sentence", "resolving_digits", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
@@ -95,6 +96,23 @@ def fmt_significant(value, digits: int = 4) -> str:
     decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
     text = f"{v:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fmt_decimals(value, digits: int) -> str:
+    """``value`` with ``digits`` decimals and thousands separators ("—" when missing), except
+    that a non-zero value those decimals would write with fewer than two significant digits
+    gets two (:func:`fmt_significant`): a bound of -0.000005 is neither "-0.0000" nor
+    "-0.00001".
+
+    >>> fmt_decimals(0.00157, 5), fmt_decimals(-0.000005, 5), fmt_decimals(1234.5, 1)
+    ('0.00157', '-0.000005', '1,234.5')
+    """
+    if not _finite(value):
+        return DASH
+    v = float(value)
+    if 0 < abs(v) < 10.0 ** (1 - digits):
+        return fmt_significant(v, 2)
+    return f"{v:,.{digits}f}"
 
 
 def fmt_auuc(value) -> str:
@@ -255,23 +273,13 @@ def _pair_sentence(row, *, level_text: str, n_boot: int | None) -> str:
 
 def _gap_format(gap: float) -> Callable:
     """:func:`fmt_auuc`, with the decimals that give an AUUC difference ``gap`` under 10 two
-    significant digits (at most 6), as the page's paired table shows it: "leads by 0.00064
-    (CI -0.00034 to 0.00157)", not "0.0006 (CI -0.0003 to 0.0016)"; a bound those
-    decimals would write with fewer than two significant digits gets two."""
+    significant digits (:func:`resolving_digits`, 4 to 6), as the page's paired table shows
+    it: "leads by 0.00064 (CI -0.00034 to 0.00157)", not "0.0006 (CI -0.0003 to 0.0016)"
+    (:func:`fmt_decimals`)."""
     if not (_finite(gap) and 0 < abs(gap) < 10):
         return fmt_auuc
-    digits = int(min(6, max(4, 1 - np.floor(np.log10(abs(gap))))))
-
-    def fmt(v) -> str:
-        if not _finite(v):
-            return DASH
-        v = float(v)
-        if abs(v) >= 10:
-            return fmt_auuc(v)
-        if 0 < abs(v) < 10.0 ** (1 - digits):
-            return fmt_significant(v, 2)
-        return f"{v:.{digits}f}"
-    return fmt
+    digits = resolving_digits([abs(gap)], least=4, most=6)
+    return lambda v: fmt_auuc(v) if _finite(v) and abs(v) >= 10 else fmt_decimals(v, digits)
 
 
 def _point_leader(auuc: Mapping | pd.Series) -> str:

@@ -12,7 +12,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
-from core.runs.takeaway import fmt_p, fmt_significant, resolving_digits
+from core.runs.takeaway import fmt_decimals, fmt_p, resolving_digits
 
 __all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run",
            "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number",
@@ -48,12 +48,9 @@ def _shown_digits(values, widths, least: int, most: int = 4) -> int:
     responders is not "0.0"; with ``most`` 6, a share of 0.000015 is not "0.0000").  With
     ``least`` 4 or more and ``most`` 4 the values add nothing (differences to a reference:
     their intervals set the decimals)."""
-    digits = resolving_digits(widths, least=least)
-    v = np.abs(np.asarray(list(values), dtype=float))
-    v = v[np.isfinite(v) & (v > 0)]
-    if v.size:
-        digits = max(digits, min(most, 1 - int(np.floor(np.log10(v.min())))))
-    return digits
+    size = np.abs(np.asarray(list(values), dtype=float))
+    return max(resolving_digits(widths, least=least),
+               resolving_digits(size, least=least, most=max(most, least)))
 
 
 def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
@@ -68,20 +65,10 @@ def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
     return _shown_digits(values, widths, least, most=max(4, least + 2))
 
 
-def _shown(value, digits: int) -> str:
-    """:func:`fmt_number`, except that a non-zero value those decimals would print with
-    fewer than two significant digits gets two: a bound of -0.000005 is neither "-0.0000"
-    nor "-0.00001"."""
-    text = fmt_number(value, digits)
-    if text != DASH and 0 < abs(float(value)) < 10.0 ** (1 - digits):
-        return fmt_significant(value, 2)
-    return text
-
-
 def _interval(low, high, digits: int = 4) -> str:
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return DASH
-    return f"[{_shown(low, digits)}, {_shown(high, digits)}]"
+    return f"[{fmt_decimals(low, digits)}, {fmt_decimals(high, digits)}]"
 
 
 def _shown_sd(summary: pd.DataFrame, col: str) -> list:
@@ -158,7 +145,7 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = 
                 for v, ref in zip(part["verdict"], part["reference"])]
     out = pd.DataFrame({
         "verdict": verdicts,
-        "difference to reference": [_shown(v, digits) for v in part["difference"]],
+        "difference to reference": [fmt_decimals(v, digits) for v in part["difference"]],
         "95 % CI": [_interval(lo, hi, digits) for lo, hi in zip(part["ci_low"],
                                                               part["ci_high"])],
         "p-value": [fmt_p(p, n_boot=n_boot) or DASH for p in part["p_value"]],
