@@ -10,6 +10,7 @@ import streamlit as st
 
 from core import data as datasets
 from core.data import ABData, hygiene
+from core.runs.takeaway import resolving_digits
 from core.runs.views import fmt_number
 from ui import common
 from ui.glossary import GLOSSARY
@@ -189,8 +190,8 @@ def dataset_summary(data: ABData) -> None:
         diff = mean_t - mean_c
         # one number of decimals for the three (they add up as shown): three significant
         # digits of the smallest, 1.250 − 0.653 = +0.597
-        nonzero = [abs(v) for v in (mean_t, mean_c, diff) if v != 0] or [1.0]
-        digits = int(np.clip(2 - np.floor(np.log10(min(nonzero))), 0, 6))
+        digits = resolving_digits(np.abs([mean_t, mean_c, diff]), least=0, most=6,
+                                  significant=3)
         a = st.columns(3)
         a[0].metric(f"Mean {name}, treated", fmt_number(mean_t, digits))
         a[1].metric(f"Mean {name}, control", fmt_number(mean_c, digits))
@@ -212,12 +213,12 @@ def srm_section(data: ABData) -> None:
     default, note, _ = common.planned_share(data)
     st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
     common.remember("data_share", round(default, 4), shared=common.share_key())
-    share = st.number_input("Designed treated share", 0.01, 0.99, step=0.01,
-                            key="data_share", help=GLOSSARY["SRM"])
+    st.number_input("Designed treated share", 0.01, 0.99, step=0.01, key="data_share",
+                    help=GLOSSARY["SRM"])
     st.caption(note)
-    assumed = common.planned_share(data)[2]  # the box still holds the data's own share
-    if abs(share - round(default, 4)) < 1e-9:
-        share = default  # the box shows a design such as 2/3 to 4 decimals: test 2/3 itself
+    # what the box holds, as planned_share reads it for every page: the design itself (2/3)
+    # while the box shows it to 4 decimals, and whether it is still the data's own share
+    share, _, assumed = common.planned_share(data)
     with common.guard("The SRM test"):
         srm = hygiene.srm_test(data.t, expected_treated_share=share, assumed=assumed)
         if srm.attrs["srm"]:
