@@ -75,6 +75,11 @@ def test_train_per_arm_and_compare_policies_against_a_direct_computation():
     row = table.loc["best arm per customer (model)"]
     assert row["value"] == pytest.approx(v, abs=1e-9) and row["± SE"] == pytest.approx(se)
     assert len(table) == 6  # best arm, four single arms, random
+    # the rule is not compared with itself: missing, drawn as "—" by the table's placeholder
+    policies = next(d for d in at.dataframe if "value" in d.value.columns
+                    and "best arm per customer (model)" in d.value.index)
+    assert policies.proto.placeholder == "—"
+    assert row[[multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE]].isna().all()
     per_arm = next(d.value for d in at.dataframe if "AUUC@30 %" in d.value.columns)
     rows = (t == 2) | (t == 0)
     assert per_arm.loc["arm 2", "AUUC@30 %"] == pytest.approx(auuc(

@@ -629,6 +629,14 @@ def test_an_amount_outcome_shows_its_own_means_and_effect_beside_the_binary_view
     rate = (raw["spend"][treated] > 0).mean()
     assert metrics["spend > 0, treated"] == f"{rate:.2%}"
     assert "Average effect on spend > 0" in metrics
+    # the arms table: mean spend per arm from the CSV, no comparison of the control with
+    # itself (a missing value the browser draws as "—"), numbers kept numbers
+    [arms] = [d for d in at.dataframe if "vs control" in d.value.columns]
+    means = raw.groupby("segment")["spend"].mean()
+    np.testing.assert_allclose(arms.value["mean outcome"], means[list(arms.value.index)])
+    assert np.isnan(arms.value.loc["No E-Mail", "vs control"]) and arms.proto.placeholder == "—"
+    assert arms.value.loc["Mens E-Mail", "vs control"] == pytest.approx(
+        means["Mens E-Mail"] - means["No E-Mail"])
     # the one-treatment pages say which outcome their curves and models read
     for page in ("pages/curves.py", "pages/train.py", "pages/compare.py"):
         assert_clean(at.switch_page(page).run(), page)

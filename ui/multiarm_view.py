@@ -25,7 +25,6 @@ from core.evaluation import (
 from core.runs import multiarm_runs
 from core.runs.export import safe_csv_bytes
 from core.runs.store import RunStore
-from core.runs.views import fmt_number
 from ui import common
 from ui.charts import PALETTE
 from ui.glossary import GLOSSARY
@@ -63,11 +62,10 @@ def data_section(data: ABData) -> None:
         outcome = data.amount_name() or "outcome"  # the amount's name: spend
         st.markdown(f"**Arms** (observed vs {design} share; mean {outcome} and its difference "
                     "to control)", help=GLOSSARY["SRM"])
-        arms = multi.arm_table()
-        arms["vs control"] = [DASH if np.isnan(v) else f"{v:+.4f}" for v in arms["vs control"]]
-        arms.index.name = "Arm"  # headers as the two-arm SRM table writes them
-        st.dataframe(arms, width="stretch", key="data_arm_table",
-                     column_config={
+        # headers as the two-arm SRM table writes them; the control's own "vs control" (NaN)
+        # drawn as "—" by the placeholder, the column staying numbers
+        st.dataframe(multi.arm_table().rename_axis("Arm"), width="stretch",
+                     key="data_arm_table", placeholder=DASH, column_config={
                          "rows": st.column_config.NumberColumn("Rows", format="localized"),
                          "share": st.column_config.NumberColumn("Share", format="percent"),
                          f"{design} share": st.column_config.NumberColumn(
@@ -75,8 +73,7 @@ def data_section(data: ABData) -> None:
                              format="percent"),
                          "mean outcome": st.column_config.NumberColumn(f"Mean {outcome}",
                                                                        format="%.4f"),
-                         "vs control": st.column_config.TextColumn("vs control",
-                                                                   alignment="right")})
+                         "vs control": st.column_config.NumberColumn(format="%+.4f")})
         srm = multi.srm()
         if srm["assumed"]:
             shares = " / ".join(share_text(s) for s in srm["expected_share"])
@@ -190,15 +187,11 @@ def draw_result(key: str, meta: dict, frames: dict, *, data: ABData):
     st.markdown(multiarm_runs.policy_takeaway(table))
     if caveat := multiarm_runs.calibration_caveat(arms_table):  # as the report says it
         st.warning(caveat, icon=":material/warning:")
-    shown = table.rename(columns={"arm shares": multiarm_runs.shares_label(names)})
-    for c in (multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE):  # "—" on the rule's own row
-        shown[c] = [fmt_number(v, 4) for v in shown[c]]
-    st.dataframe(shown, width="stretch", key="ma_policies",
-                 column_config={
-                     **{c: st.column_config.NumberColumn(format="%.4f")
-                        for c in ("value", "± SE", "cost", "net value")},
-                     **{c: st.column_config.TextColumn(alignment="right")
-                        for c in (multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE)}})
+    st.dataframe(table.rename(columns={"arm shares": multiarm_runs.shares_label(names)}),
+                 width="stretch", key="ma_policies", placeholder=DASH,  # the rule's own row
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("value", "± SE", "cost", "net value",
+                                          multiarm_runs.VS_RULE, multiarm_runs.VS_RULE_SE)})
     st.caption(multiarm_runs.POLICY_NOTE)
 
     qini_fig = None
