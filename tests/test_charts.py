@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_words import _unit_by_formula
+from test_words import UNIT
 
 from core.evaluation.curve_tables import PERFECT, RANDOM
 from core.evaluation.curves import DEFINITIONS
@@ -280,7 +280,6 @@ def test_definitions_grid_titles_and_axis_units_on_every_panel():
         assert layout[f"xaxis{suffix}"]["title"]["text"] == "share targeted (%)"
         # the unit read off the formula (uplift joint absolute: the top's rate difference
         # times the rows targeted, not a count of responders)
-        assert _unit_by_formula(DEFINITIONS[name]) in layout[f"yaxis{suffix}"]["title"][
-            "text"], name
+        assert UNIT[name] in layout[f"yaxis{suffix}"]["title"]["text"], name
     legend = [t.name for t in fig.data if t.showlegend is not False]
     assert legend == ["|T| = |C|", "|T| = |C| (random)", "|T| = 9|C|", "|T| = 9|C| (random)"]

@@ -122,15 +122,16 @@ def test_curves_page_relative_auuc_has_five_decimals_and_a_dash_for_missing():
                                          - raw.loc[RANDOM, "AUUC@30%"])) < 1e-12
 
 
-def _unit_by_formula(d) -> str:
-    """What V counts, read off its formula: a share of an arm (relative), incremental
-    responders (Qini: R^T minus scaled R^C), a difference in responders (R(T) − R(C)), or
-    the top's rate difference times the rows targeted (uplift, joint, absolute)."""
-    if d.units == "relative":
-        return "share of arm"
-    if d.kind == "qini":
-        return "incremental responders"
-    return "rate difference × rows" if d.setting == "joint" else "difference in responders"
+#: What V counts, read off each formula of SPEC.md / the paper's Table 2, written out per
+#: definition (not through the rule the code uses)
+UNIT = {
+    "uplift_joint_rel": "share of arm",            # R^T/|T| − R^C/|C|
+    "qini_joint_abs": "incremental responders",    # R^T − R^C · N^T/N^C
+    "uplift_joint_abs": "rate difference × rows",  # (R^T/N^T − R^C/N^C) · (N^T + N^C)
+    "uplift_sep_rel": "share of arm",              # R(T)/|T| − R(C)/|C|
+    "uplift_sep_abs": "difference in responders",  # R(T) − R(C)
+    "qini_sep_abs": "incremental responders",      # R(T) − R(C) · |T|/|C|
+}
 
 
 def test_definitions_page_names_panels_rows_and_units():
@@ -142,7 +143,7 @@ def test_definitions_page_names_panels_rows_and_units():
         assert titles[i].startswith(d.title) and f"({name})" in titles[i]
         axis = "" if i == 0 else str(i + 1)
         assert fig["layout"][f"xaxis{axis}"]["title"]["text"] == "share targeted (%)"
-        assert _unit_by_formula(d) in fig["layout"][f"yaxis{axis}"]["title"]["text"]
+        assert UNIT[name] in fig["layout"][f"yaxis{axis}"]["title"]["text"]
     assert PERFECT not in " ".join(t["name"] for t in fig["data"])
 
     raw, table = at.dataframe[0].value, shown(at)
@@ -154,7 +155,7 @@ def test_definitions_page_names_panels_rows_and_units():
                         else f"{raw.loc[label, case]:,.1f}")
             assert table.loc[label, case] == expected
         assert table.loc[label, "swing"] == f"{raw.loc[label, 'swing']:.1%}"
-        assert raw.loc[label, "unit"] == _unit_by_formula(d)
+        assert raw.loc[label, "unit"] == UNIT[d.name]
 
 
 def test_glossary_page_lists_every_term_sorted_and_filters():
