@@ -45,8 +45,7 @@ from core.data.multiarm import MultiArmData, make_multiarm_world
 from core.data.synthetic import make_paper_simulation, make_uplift_world
 
 __all__ = ["DATASETS", "OPTION_LABELS", "OPTION_NAMES", "DatasetSpec", "load_criteo_head",
-           "load_dataset",
-           "load_hillstrom", "load_information", "map_ab_frame", "read_ab_csv"]
+           "load_dataset", "load_hillstrom", "load_information", "map_ab_frame", "read_ab_csv"]
 
 
 def read_ab_csv(source: Any, *, treatment: str, outcome: str,

@@ -515,8 +515,7 @@ def _assemble_ad_clicks(world: _AdWorld, parts: list[dict], n_users: int,
         "in a month, ranked by click intensity; features are age and gender one-hots and the "
         "intensity and recency of each category in page views, searches, search clicks and "
         f"sponsored clicks{' and ad views' if with_ad_views else ''} over the 13 weeks before "
-        f"(Djuric et al. 2014, 'Dataset'). Non-linearity of interests "
-        f"{world.nonlinearity:g}; "
+        f"(Djuric et al. 2014, 'Dataset'). Non-linearity of interests {world.nonlinearity:g}; "
         f"seed {seed}.")
     return LabelRankingData(
         X=X, Y=Y, labels=labels, groups=groups,

@@ -24,8 +24,7 @@ __all__ = ["MULTIARM_MODELS", "PAIR_ROWS", "POLICY_NOTE", "RULE", "VS_RULE", "VS
            "arm_pair", "arm_summary", "calibration_caveat", "cost_sentence", "list_multiarm_runs",
            "load_multiarm", "models_for", "multiarm_report", "multiarm_sections", "multiarm_spec",
            "multiarm_task", "policy_table", "policy_takeaway", "score_export",
-           "score_scale_caveat", "shares_label",
-           "split_rows"]
+           "score_scale_caveat", "shares_label", "split_rows"]
 
 TASK = "core.runs.multiarm_runs:multiarm_task"
 KIND = "multiarm"
