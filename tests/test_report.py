@@ -473,3 +473,16 @@ def test_a_table_with_a_named_index_has_one_header_row_with_that_name_in_its_cor
     assert re.findall(r"<th[^>]*>(.*?)</th>", head) == ["run", "AUUC@30%"]
     assert head.count("<tr") == 1
     assert frame.index.name == "run" and frame.columns.name is None  # the caller's frame kept
+
+
+def test_a_titled_figure_is_headed_by_its_title_and_an_untitled_one_by_its_heading():
+    titled = small_figure().update_layout(title="Test-set curves — Qini")
+    page = comparison_report("t", takeaway="x", figures=[("Test-set curves", titled),
+                                                         ("Profit by depth", small_figure())])
+    curves = page[page.index("<h2>Curves</h2>"):page.index("<h2>AUUC")]
+    assert "<h3>Test-set curves</h3>" not in curves  # the chart's own title says it
+    assert curves.count("Test-set curves") == 1  # the title, in the figure's JSON
+    assert [lay.get("title", {}).get("text") for lay in newplot_layouts(curves)] == [
+        "Test-set curves — Qini", None]
+    assert curves.count("<h3>Profit by depth</h3>") == 1
+    assert curves.count("Plotly.newPlot") == 2

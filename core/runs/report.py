@@ -116,6 +116,12 @@ def _report_figure(fig):
     return out
 
 
+def _figure_title(fig) -> str:
+    """The text of ``fig``'s title, "" when it has none."""
+    text = fig.layout.title.text
+    return str(text).strip() if text else ""
+
+
 def _render_dict(content: Mapping) -> str:
     items = []
     for key, value in content.items():
@@ -856,7 +862,9 @@ def comparison_report(
         under "Sample ratio check" in the Dataset section.
     figures : sequence of (heading, plotly Figure)
         Section "Curves", one sub-section each (e.g. the test-set curves and the profit by
-        depth).  Embedded as copies with automargin axes (:func:`html_report`).
+        depth), headed by ``heading`` when the figure has no title of its own (a titled
+        figure is headed by its title, which the heading would repeat).  Embedded as copies
+        with automargin axes (:func:`html_report`).
     auuc : DataFrame, optional
         Section "AUUC with intervals".  A long
         :meth:`~core.evaluation.compare.BootstrapResult.table` (columns ``ranker``,
@@ -940,7 +948,8 @@ def comparison_report(
                 or not _is_figure(pair[1]):
             raise ValueError(f"figures[{i}] must be a (heading: str, plotly Figure) pair; "
                              f"got {pair!r:.80}.")
-        curves.append((pair[0], pair[1]))
+        # A figure with its own title is headed by it: the heading would only repeat it.
+        curves.append(pair[1] if _figure_title(pair[1]) else (pair[0], pair[1]))
 
     body = {
         "takeaway": [takeaway],
