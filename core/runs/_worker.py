@@ -135,7 +135,9 @@ def take_lock(path: Path, *, wait: bool = True) -> int | None:
     ``None`` when another holder has the lock (with ``wait=False``; ``flock`` locks are per
     open file, so this includes a second ``take_lock`` in the same process) or when the file
     cannot be opened.  The operating system drops the lock when the holder's process ends,
-    however it ends: a held lock means a live owner, never a stale one.
+    however it ends: a held lock means a live owner, never a stale one.  On Windows
+    (``msvcrt.locking`` of the file's first byte) a waiting call gives up after the C
+    runtime's ten one-second retries and returns ``None`` (tests/test_locks.py).
     """
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
