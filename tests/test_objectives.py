@@ -549,10 +549,38 @@ def test_continuous_relevance_falls_back_to_exact(rng, backend):
 
 def test_wide_score_range_stays_accurate(rng, backend):
     rel, abs3 = _uplift_labels(rng, 2000)
-    scores = rng.normal(scale=40.0, size=2000)  # bins narrowed to width 0.1 (up to 4·bins)
+    scores = rng.normal(scale=30.0, size=2000)  # 4·256 bins of width ~0.2: still binned
     e = lambda_gradients(scores, abs3, metric="pcg", method="exact")[0]
     b = lambda_gradients(scores, abs3, metric="pcg", method="binned")[0]
+    assert not np.array_equal(e, b)  # the binned kernel ran
     assert np.abs(e - b).max() <= 1e-4 * np.abs(e).max()
+
+
+@pytest.mark.parametrize("spread", ["cauchy", "outlier", "huge outlier"])
+def test_scores_too_spread_for_the_bins_get_the_exact_gradients(rng, backend, spread):
+    # One outlying score stretched every bin past its second-order expansion: the binned
+    # gradients were off by 0.07 (Cauchy), 0.5 (one score at 1e4) and 220 (1e20) of the
+    # largest gradient.  Such a query now takes the exact kernel, for that round.
+    rel, abs3 = _uplift_labels(rng, 3000)
+    scores = {"cauchy": rng.standard_cauchy(3000),
+              "outlier": np.r_[1e4, rng.normal(size=2999)],
+              "huge outlier": np.r_[1e20, rng.normal(size=2999)]}[spread]
+    for metric, labels in (("pcg", abs3), ("ndcg", rel), ("map", rel)):
+        e = lambda_gradients(scores, labels, metric=metric, method="exact")
+        for method in ("auto", "binned"):
+            b = lambda_gradients(scores, labels, metric=metric, method=method)
+            np.testing.assert_allclose(b[0], e[0], rtol=0, atol=1e-12 * np.abs(e[0]).max())
+            np.testing.assert_allclose(b[1], e[1], rtol=0, atol=1e-12 * np.abs(e[1]).max())
+
+
+def test_a_query_too_large_for_the_exact_kernel_warns_when_too_spread(rng, backend):
+    from core.objectives._plan import EXACT_MAX_ROWS
+
+    n = EXACT_MAX_ROWS + 1
+    rel, abs3 = _uplift_labels(rng, n)
+    scores = np.r_[1e4, rng.normal(size=n - 1)]
+    with pytest.warns(RuntimeWarning, match=r"20,001-row query .* bins 9\.\d+ wide"):
+        lambda_gradients(scores, abs3, metric="pcg")
 
 
 # --------------------------------------------------------------------------------------------

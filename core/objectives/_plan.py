@@ -267,17 +267,39 @@ class Plan:
             hess *= weight
         return grad.astype(dtype, copy=False), hess.astype(dtype, copy=False)
 
+    def _too_wide(self, xs: np.ndarray, start: int, size: int) -> bool:
+        """Whether a binned query's sorted scores ``xs[start:start + size]`` spread too
+        wide for its bins (:data:`~core.objectives._kernels.TRUSTED_BIN_WIDTH`): True sends
+        it to the exact kernel this round.  A query too large for the exact kernel stays
+        binned, with a warning giving its bin width."""
+        width, _ = _kern.grid(xs[start:start + size], self.bins)
+        if width <= _kern.TRUSTED_BIN_WIDTH:
+            return False
+        if size <= EXACT_MAX_ROWS:
+            return True
+        warnings.warn(
+            f"the scores (times sigma={self.sigma:g}) of a {size:,}-row query spread from "
+            f"{xs[start + size - 1]:.3g} to {xs[start]:.3g}: the binned λ-gradients use bins "
+            f"{width:.3g} wide (trusted up to {_kern.TRUSTED_BIN_WIDTH}), so they are "
+            "approximate. Raise bins, lower sigma, or look for outlying scores.",
+            RuntimeWarning, stacklevel=4)
+        return False
+
     def _kernels(self, order, xs, rel_s, gain_s, w_ok, w_inv):
         """Run each query's kernel; inputs and outputs in sorted-slot layout."""
         lam = np.zeros(self.n)
         curv = np.zeros(self.n)
+        wide = []
         for start, size, kmat in self.binned:
+            if self._too_wide(xs, start, size):
+                wide.append((start, size))
+                continue
             sl = slice(start, start + size)
             lam[sl], curv[sl] = _kern.binned_query(
                 xs[sl], self.cls[order[sl]], kmat, w_ok[sl],
                 None if w_inv is None else w_inv[sl], self.bins,
             )
-        for start, size in self.exact_big:
+        for start, size in self.exact_big + wide:
             sl = slice(start, start + size)
             q = self.qid[start]
             out = _kern.exact_batch(
@@ -314,15 +336,24 @@ class Plan:
             w_ok, w_inv = self.slot_w, None
         grad, hess = np.zeros(self.n, dtype=dtype), np.zeros(self.n, dtype=dtype)
         weight = _NO_WEIGHT if weight is None else weight
+        wide = []
         for (start, size, _), spec in zip(self.binned, self._specs, strict=True):
+            if self._too_wide(xs, start, size):
+                wide.append(start)
+                continue
             sl = slice(start, start + size)
             _comp.binned_query_compiled(
                 xs[sl], order[sl], self.cls, spec, w_ok[sl],
                 None if w_inv is None else w_inv[sl], self.bins, self.sigma, weight, grad, hess,
                 self._scratch,
             )
-        if self.exact_queries.size:
-            qs = self.exact_queries
+        if self.exact_queries.size or wide:
+            qs, slots = self.exact_queries, self._exact_slots
+            if wide:  # this round's binned queries spread too wide for their bins
+                extra = self.qid[np.array(wide, dtype=np.intp)]
+                qs = np.concatenate([qs, extra])
+                slots = np.concatenate([slots] + [
+                    np.arange(self.starts[q], self.starts[q] + self.sizes[q]) for q in extra])
             lam = np.zeros(self.n)
             curv = np.zeros(self.n)
             _comp.exact_compiled(
@@ -330,7 +361,6 @@ class Plan:
                 self.rel[order] if rel_s is None else rel_s, self.gain[order], w_ok, w_inv,
                 lam, curv,
             )
-            slots = self._exact_slots
             _comp.compiled().scatter(order[slots], lam[slots], curv[slots], self.sigma, weight,
                                      grad, hess)
         return grad, hess
