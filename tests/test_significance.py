@@ -70,6 +70,25 @@ def test_holm_by_hand():
     assert holm([0.5, 0.9]).tolist() == pytest.approx([1.0, 1.0])
 
 
+def test_holm_leaves_a_test_not_run_out_of_the_count():
+    # R: p.adjust(c(0.01, NA, 0.03), "holm") gives 0.02 NA 0.03 (m = 2, not 3)
+    out = holm([0.01, np.nan, 0.03])
+    assert np.isnan(out[1]) and out[[0, 2]].tolist() == pytest.approx([0.02, 0.03])
+    assert np.isnan(holm([np.nan])).all() and holm([]).size == 0
+
+
+@pytest.mark.parametrize("p, match", [
+    ([1.5, 0.2], r"in \[0, 1\].*\[0.2, 1.5\]"),
+    ([-0.2, 0.5], r"in \[0, 1\]"),
+    ([np.inf], r"in \[0, 1\]"),
+    ([[0.1, 0.2]], r"one-dimensional; got shape \(1, 2\)"),
+    (["a", "b"], "must be numbers"),
+])
+def test_holm_refuses_what_is_not_p_values(p, match):
+    with pytest.raises(ValueError, match=match):
+        holm(p)
+
+
 def _frames():
     rng = np.random.default_rng(2)
     index = pd.Index([f"q{i}" for i in range(60)], name="qid")

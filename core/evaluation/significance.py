@@ -41,17 +41,31 @@ _CORRECTION_NAME = {"holm": "Holm's correction", "bonferroni": "Bonferroni's cor
 def holm(p_values: Any) -> np.ndarray:
     """Holm's step-down adjustment of ``m`` p-values (family-wise error control).
 
-    The i-th smallest p-value becomes ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.
+    The i-th smallest p-value becomes ``max_{j ≤ i} min(1, (m − j + 1) p_(j))``.  A NaN (a
+    test that could not be run) stays NaN and is not counted in ``m``, as R's ``p.adjust``
+    does.  ``p_values`` must be one-dimensional, in [0, 1] or NaN (``ValueError`` otherwise).
 
     >>> holm([0.01, 0.04, 0.03]).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(p_values, dtype=np.float64)
-    m = p.shape[0]
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
+    try:
+        p = np.asarray(p_values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("p_values must be numbers (p-values in [0, 1], or NaN); got "
+                         f"{type(p_values).__name__}.") from None
+    if p.ndim != 1:
+        raise ValueError(f"p_values must be one-dimensional; got shape {p.shape}.")
+    tested = ~np.isnan(p)
+    if ((p[tested] < 0) | (p[tested] > 1)).any():
+        raise ValueError("p_values must lie in [0, 1] (NaN for a test not run); got values in "
+                         f"[{p[tested].min():g}, {p[tested].max():g}].")
+    out = np.full(p.shape, np.nan)
+    q = p[tested]
+    m = q.size
+    order = np.argsort(q, kind="stable")
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
+    out[tested] = adjusted
     return out
 
 
