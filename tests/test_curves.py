@@ -407,3 +407,21 @@ def test_resample_of_a_resample_equals_the_twice_repeated_rows(ties):
     assert unsigned.auucs("qini_joint_abs", (0.3, 1.0)) == once.auucs("qini_joint_abs",
                                                                       (0.3, 1.0))
     assert once.auucs("qini_joint_abs", ()) == []
+
+
+@pytest.mark.parametrize("definition, cutoff, grid", [
+    ("qini_joint_abs", 0.1, 6),  # 0.1 · 6 = 0.6 rows: before the first point, 1/6
+    ("qini_sep_abs", 0.005, 100),  # separate curves: 100 points, the first at 1 %
+])
+def test_a_cutoff_before_the_first_point_warns_that_its_area_is_the_empty_sum(definition,
+                                                                                cutoff, grid):
+    y, t, s = [1, 0, 1, 0, 1, 0], [1, 1, 1, 0, 0, 0], [6, 5, 4, 3, 2, 1]
+    with pytest.warns(UndefinedMetricWarning, match=rf"keeps no point .* 1/{grid} .* 0\."):
+        assert auuc(y, t, s, definition=definition, cutoff=cutoff) == 0.0
+    with pytest.warns(UndefinedMetricWarning, match="keeps no point"):
+        assert UpliftCurves(y, t, s).auucs(definition, [cutoff, 1.0])[0] == 0.0
+    with warnings.catch_warnings():  # the first point itself is kept: no warning
+        warnings.simplefilter("error")
+        first = auuc(y, t, s, definition=definition, cutoff=1 / grid)
+    v = uplift_curve(y, t, s, definition=definition)[1]
+    assert first == pytest.approx(v[1] / grid)  # SPEC §2: the mean convention, one point

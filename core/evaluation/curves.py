@@ -492,6 +492,7 @@ class UpliftCurves:
         cutoff = check_fraction(cutoff, "cutoff")
         if self._warn_if_degenerate(f"AUUC ({definition})"):
             return float("nan")
+        self._warn_if_no_point(definition, [cutoff])
         return self._areas(definition, [cutoff])[0]
 
     def auucs(self, definition: str, cutoffs) -> list[float]:
@@ -500,7 +501,19 @@ class UpliftCurves:
         cutoffs = [check_fraction(c, "cutoff") for c in cutoffs]
         if self._warn_if_degenerate(f"AUUC ({d})"):
             return [float("nan")] * len(cutoffs)
+        self._warn_if_no_point(d, cutoffs)
         return self._areas(d, cutoffs)
+
+    def _warn_if_no_point(self, definition: str, cutoffs: list[float]) -> None:
+        """Warn when a cut-off lies before the curve's first point (``1/n`` joint, 1 %
+        separate): its AUUC is the empty sum, 0, which must not pass for a result."""
+        grid = self.n if DEFINITIONS[definition].setting == "joint" else SEPARATE_POINTS
+        empty = [c for c in cutoffs if np.floor(c * grid + 1e-9) < 1]
+        if empty:
+            warnings.warn(
+                f"AUUC ({definition}) at cut-off {min(empty):g} keeps no point of the curve "
+                f"(its first point is at 1/{grid:,} = {1 / grid:.3g}): the area is the empty "
+                "sum, 0.", UndefinedMetricWarning, stacklevel=3)
 
     #: the code of each joint definition in the compiled resample pass
     _JOINT_KIND = {"uplift_joint_rel": 0, "qini_joint_abs": 1, "uplift_joint_abs": 2}
