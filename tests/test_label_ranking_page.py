@@ -505,3 +505,29 @@ def test_a_fixed_experiment_says_lambda_and_c_were_fixed_not_tuned():
     note = tuning_note(meta)
     assert "fixed at λ = 0.0001 and C = 1" in note and "held out" not in note.split("(")[0]
     assert len(frames["tuning"]) == 0  # nothing searched, so the page offers no download
+
+
+def test_each_groups_consensus_is_its_top_five_by_mean_position_in_a_wrapping_table():
+    # Figure 2: recomputed by mean positions (unranked labels at the mean of the positions
+    # left over), the labels with the lowest mean first, ties in label order.
+    at = assert_clean(AppTest.from_file(APP, default_timeout=120).run())
+    assert_clean(at.switch_page(PAGE).run())
+    at.select_slider(key="lr_n").set_value(2_000)
+    at.select_slider(key="lr_L").set_value(10)
+    assert_clean(at.run())
+    data = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 10, "nonlinearity": 0.5,
+                                   "random_state": 0})
+    Y, groups, L = np.asarray(data.Y), np.asarray(data.groups), 10
+    expected = {}
+    for g in sorted(set(groups)):
+        rows = Y[groups == g]
+        lt = (rows > 0).sum(axis=1, keepdims=True)
+        mean_pos = np.where(rows > 0, rows, (lt + 1 + L) / 2).mean(axis=0)
+        top = np.argsort(mean_pos, kind="stable")[:5]
+        expected[g] = [data.labels[j] for j in top] + [f"{len(rows):,}"]
+    assert len(at.dataframe) == 0 or all(  # no scrolling grid: a static table
+        "#1" not in d.value.columns for d in at.dataframe)
+    table = at.table[0].value
+    assert list(table.columns) == ["#1", "#2", "#3", "#4", "#5", "users"]
+    assert {g: list(row) for g, row in table.iterrows()} == expected
+    assert len(expected) > 1

@@ -134,7 +134,11 @@ def show_data(data: lrdata.LabelRankingData, key: tuple) -> None:
     f2.plotly_chart(lengths, width="stretch", key="lr_len")
     if consensus is not None:
         with st.expander("Consensus ranking of each group (paper Figure 2)"):
-            st.dataframe(consensus, width="stretch", key="lr_consensus")
+            st.caption("The five labels each group ranks highest on average (Borda count: "
+                       "a label's mean position, unranked labels sharing the last places).")
+            # a static table wraps long category names in their cells; a data grid 1,360 px
+            # wide scrolled sideways at a laptop's 1,280 (#4 and #5 out of sight)
+            st.table(consensus)
 
 
 def _short(name: str, width: int = 18) -> str:
