@@ -25,6 +25,7 @@ from ui.charts import (
     definitions_grid,
     profit_figure,
     run_colors,
+    shared_parts,
     short_name,
     short_names,
 )
@@ -125,6 +126,21 @@ def test_short_name_fits_and_shows_the_cut():
                     assert label.startswith(out.split("…")[0].rstrip())
 
 
+def test_names_leave_out_the_parts_every_run_shares_and_keep_what_tells_them_apart():
+    two = ["Transformed outcome · 100 trees · one 70/30 split · seed 0",
+           "Flipped label · 100 trees · one 70/30 split · seed 0", RANDOM, PERFECT]
+    assert shared_parts(two) == ["100 trees", "one 70/30 split", "seed 0"]
+    assert list(short_names(two, drop_shared=True).values()) == [
+        "Transformed outcome", "Flipped label", RANDOM, PERFECT]
+    budgets = ["Two-model · 500 trees · 3 splits · seed 0", "Two-model · 100 trees · 3 splits"
+               " · seed 0"]
+    assert list(short_names(budgets, drop_shared=True).values()) == [
+        "Two-model · 500 trees", "Two-model · 100 trees"]
+    assert shared_parts([RANDOM, PERFECT]) == []  # baselines: nothing to leave out
+    assert short_names([LONG], drop_shared=True) == {LONG: "LambdaMART-PCG@30% (joint, rel)"}
+    assert short_names(two)[two[0]] == short_name(two[0])  # without drop_shared: as before
+
+
 def test_short_name_examples():
     assert short_name(LONG) == "LambdaMART-PCG@30% (joint, rel)…"
     assert short_name(LONG + " · #1a2b3c", tail=1 / 3) == "LambdaMART-PCG@30% … #1a2b3c"
@@ -151,9 +167,13 @@ def _traces_named(fig, full):
             is not False]
 
 
+#: Legends leave out what every run's name holds (" · 500 trees · 5 splits · seed 0").
+LEGEND = {LONG: "LambdaMART-PCG@30% (joint, rel)", LONG2: "LambdaMART-PCG@30% (sep, abs)"}
+
+
 def _assert_words(fig, full, color=None):
     (trace,) = _traces_named(fig, full)
-    assert trace.name == short_name(full) != full
+    assert trace.name == LEGEND[full] != full
     assert trace.legendgroup == full
     assert "%{meta[0]}" in trace.hovertemplate
     if color is not None:

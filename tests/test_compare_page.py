@@ -87,7 +87,7 @@ def _frame(at, key):
 def _shown_labels(runs) -> dict:
     """Run id → the name the page's tables give it: the chart legend's short name."""
     labels = display_labels(runs)
-    short = short_names(labels.values())
+    short = short_names(labels.values(), drop_shared=True)
     return {rid: short[label] for rid, label in labels.items()}
 
 
@@ -156,7 +156,7 @@ def test_definition_ranks_profit_and_deciles_use_every_split(page):
     at, runs = page
     labels = display_labels(runs)
     ranks = _frame(at, "cmp_ranks")
-    short = short_names(labels.values())
+    short = short_names(labels.values(), drop_shared=True)
     for name, d in DEFINITIONS.items():
         means = {r.run_id: np.mean(_per_split(r, 0.3, definition=name)) for r in runs}
         best = max(means, key=means.get)
@@ -443,6 +443,9 @@ def test_a_run_with_damaged_score_files_is_left_out_named_and_can_be_deleted(tmp
     table = next(d.value for d in at.dataframe if "AUUC@30%" in d.value.columns)
     shown = _shown_labels([good, bad])  # the table names runs as the chart's legend
     assert shown[good.run_id] in table.index and shown[bad.run_id] not in table.index
+    assert table.index[0] == "TwoModel"  # what every run shares is said once, above:
+    assert any(c.value.startswith("The run: 5 trees · one 70/30 split · seed 0. ")
+               for c in at.caption)
     assert_clean(at.button(key="cmp_drop_broken").click().run())
     assert [r.run_id for r in store.list()] == [good.run_id]
     # deleted from the page itself: not reported as deleted elsewhere

@@ -117,26 +117,62 @@ def short_name(label: str, max_len: int = 32, *, tail: float = 0.0) -> str:
     return head + sep + end
 
 
-def short_names(labels: Iterable[str], max_len: int = 32) -> dict[str, str]:
+#: What separates the parts of a run's name (:func:`core.runs.presets.run_label`).
+PART_SEP = " · "
+
+
+def shared_parts(labels: Iterable[str]) -> list[str]:
+    """The parts (after the first, split at :data:`PART_SEP`) that every run name holds.
+
+    Names of one part (the baselines: "Random targeting") do not count.  With one run, all
+    its parts after the model's name:
+
+    >>> shared_parts(["Two-model · 100 trees · seed 0", "X-learner · 100 trees · seed 0",
+    ...               "Random targeting"])
+    ['100 trees', 'seed 0']
+    """
+    runs = [str(label).split(PART_SEP) for label in labels]
+    runs = [parts for parts in runs if len(parts) > 1]
+    if not runs:
+        return []
+    return [part for part in runs[0][1:] if all(part in parts[1:] for parts in runs[1:])]
+
+
+def _without_shared(labels: list[str]) -> dict[str, str]:
+    shared = set(shared_parts(labels))
+    out = {}
+    for label in labels:
+        first, *rest = label.split(PART_SEP)
+        out[label] = PART_SEP.join([first] + [p for p in rest if p not in shared])
+    return out
+
+
+def short_names(labels: Iterable[str], max_len: int = 32, *,
+                drop_shared: bool = False) -> dict[str, str]:
     """Label → :func:`short_name`, distinct within ``labels`` where possible.
 
-    Labels whose short names coincide are cut again with more of their end kept (a third,
-    then two thirds of the room); any still equal get ``" (2)"``, ``" (3)"``, … .
+    ``drop_shared``: first leave out the parts every run name holds (:func:`shared_parts`,
+    for a caption to say once): "Transformed outcome · 100 trees · one 70/30 split · seed
+    0" beside "Flipped label · 100 trees · one 70/30 split · seed 0" become "Transformed
+    outcome" and "Flipped label", where both were cut to "… · 100 trees…".  Labels whose
+    short names coincide are cut again with more of their end kept (a third, then two
+    thirds of the room); any still equal get ``" (2)"``, ``" (3)"``, … .
     """
     labels = list(dict.fromkeys(str(label) for label in labels))
-    out = {label: short_name(label, max_len) for label in labels}
+    given = _without_shared(labels) if drop_shared else {label: label for label in labels}
+    out = {label: short_name(given[label], max_len) for label in labels}
     for tail in (1 / 3, 2 / 3):
         clash = _clashes(out)
         if not clash:
             return out
-        out.update({label: short_name(label, max_len, tail=tail) for label in clash})
+        out.update({label: short_name(given[label], max_len, tail=tail) for label in clash})
     seen: dict[str, int] = {}
     for label in labels:
         short = out[label]
         seen[short] = seen.get(short, 0) + 1
         if seen[short] > 1:
             suffix = f" ({seen[short]})"
-            out[label] = short_name(label, max_len - len(suffix), tail=1 / 3) + suffix
+            out[label] = short_name(given[label], max_len - len(suffix), tail=1 / 3) + suffix
     return out
 
 
@@ -206,7 +242,7 @@ def _names_and_colors(names: Sequence[str], colors: Mapping[str, str] | None,
     given.update(_assign(missing, taken=given.values()))
     for b, style in _BASELINE_STYLE.items():
         given[b] = style["color"]
-    return short_names(names, max_len), given
+    return short_names(names, max_len, drop_shared=True), given
 
 
 def _line(name: str, color: str, width: float = 2) -> dict:

@@ -69,7 +69,7 @@ from core.runs.views import (
     unreadable_runs,
 )
 from ui import charts, common
-from ui.charts import short_names
+from ui.charts import PART_SEP, shared_parts, short_names
 from ui.glossary import GLOSSARY, PNDCG_NOTE
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def depth_table(depth: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     everyone = table["profit if everyone is treated"].unique()
     if len(everyone) == 1:
         table = table.drop(columns="profit if everyone is treated")
-    return (table.rename(index=short_names(table.index)),
+    return (table.rename(index=short_names(table.index, drop_shared=True)),
             everyone[0] if len(everyone) == 1 else None)
 
 
@@ -496,6 +496,10 @@ def pick_runs(runs: Mapping[str, Run], labels: Mapping[str, str], fingerprint: s
                 common.runner().store.delete(rid)
             st.rerun()
         chosen = [rid for rid in chosen if rid not in broken]
+    if shared := shared_parts(labels[rid] for rid in chosen):
+        st.caption(f"{'Every run picked' if len(chosen) > 1 else 'The run'}: "
+                   f"{PART_SEP.join(shared)}. The tables and charts below name the runs "
+                   "without it.")
     st.session_state[_SHOWN] = {rid: labels[rid] for rid in chosen}  # deleted_runs_warning
     return chosen
 
@@ -620,7 +624,7 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     # the legend's short run names, and the intervals at the page's cut-off only (that of
     # the paired tests): the full table (every cut-off's interval) is in the report
     table = auuc_display(summary, boot, least=least, intervals_at=cutoff)
-    st.dataframe(table.rename(index=short_names(table.index)), width="stretch",
+    st.dataframe(table.rename(index=short_names(table.index, drop_shared=True)), width="stretch",
                  key="cmp_table")
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
             if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
@@ -659,7 +663,7 @@ def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition:
         st.markdown(f"**Against the reference** ({labels[tables.reference]}) at {cutoff:.0%}")
         paired = paired_display(tables.paired, cutoff=cutoff, n_boot=tables.n_boot,
                                 least=least_decimals(definition))
-        st.dataframe(paired.rename(index=short_names(paired.index)), width="stretch",
+        st.dataframe(paired.rename(index=short_names(paired.index, drop_shared=True)), width="stretch",
                      key="cmp_paired")
 
 
@@ -682,7 +686,7 @@ def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
     n_splits = len(splits)
     st.subheader("Does the winner depend on the definition?", help=GLOSSARY["Definition"])
     ranks = definition_ranks(ids, splits, cutoff)
-    short = short_names(names)
+    short = short_names(names, drop_shared=True)
     # narrow run columns ("0.0041 (rank 1)"), the full name in each header's tooltip: three
     # runs' columns ran past a laptop's width
     st.dataframe(ranks_display(ranks, short), width="stretch", key="cmp_ranks",
