@@ -258,6 +258,30 @@ def test_a_two_arm_revenue_test_is_read_as_continuous():
                         outcome="revenue", outcome_kind="continuous")
     np.testing.assert_array_equal(other.y, data.y)
     assert other.fingerprint() != data.fingerprint()
+    assert list(data.value_columns()) == ["revenue"]  # the file's name, not "outcome amount"
+
+
+def test_two_arms_of_an_amount_outcome_drop_the_other_arms_rows():
+    from core.data import read_ab_csv
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "arm": rng.choice(["none", "A", "B"], 300),
+                          "spend": np.where(rng.random(300) < 0.3, rng.gamma(2, 5, 300), 0.0)})
+    frame.loc[5, "spend"] = np.nan  # a gap in a kept arm's row is still named by its row
+    kept = frame["arm"].isin(["B", "none"]).to_numpy()
+    data = read_ab_csv(_csv(frame), treatment="arm", outcome="spend", outcome_kind="continuous",
+                       treatment_value="B", control_value="none")
+    good = kept & frame["spend"].notna().to_numpy()
+    assert data.multiarm.arms == ["none", "B"] and data.n == good.sum()
+    np.testing.assert_allclose(data.multiarm.y, frame["spend"][good])
+    np.testing.assert_array_equal(data.t, (frame["arm"][good] == "B").astype(int))
+    dropped = int((frame["arm"] == "A").sum())
+    assert any(w.startswith(f"Dropped {dropped} rows whose 'arm' is neither the treatment "
+                            "('B') nor the control ('none')") for w in data.warnings)
+    gap = "with a missing value in 'arm' or 'spend' (data rows 6)"
+    assert any(gap in w for w in data.warnings) == bool(kept[5])
+    assert data.source_columns["treatment_value"] == "B"
+    assert list(data.value_columns()) == ["spend"]
 
 
 def test_upload_with_all_arms_is_stored_and_reopened(tmp_path):

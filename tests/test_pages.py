@@ -189,22 +189,33 @@ def test_every_page_renders(page):
     run_page(page)
 
 
-def test_data_page_asks_for_the_arms_only_when_two_codes_say_nothing(rng):
+def test_data_page_asks_for_the_control_arm_only_when_two_codes_say_nothing(rng):
+    """variant / control: coded without asking.  A / B: asked, A preselected as control (the
+    A/B convention), also when A is the larger arm (it was taken as treated: the effect's
+    sign flipped).  red / blue: nothing preselected, the file waits for the answer."""
     n = 200
     y = rng.integers(0, 2, n)
-    for codes, asked in ((("variant", "control"), False), (("B", "A"), True)):
-        arms = rng.choice(codes, n)
+    for codes, p, preselected in ((("variant", "control"), None, None),
+                                  (("A", "B"), [0.7, 0.3], "A"),
+                                  (("red", "blue"), [0.7, 0.3], None)):
+        arms = rng.choice(codes, n, p=p)
         body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, y, rng.integers(0, 9, n)))
         at = run_page()
         assert_clean(at.file_uploader(key="data_upload").set_value(
             ("ab.csv", f"group,converted,age\n{body}\n".encode(), "text/csv")).run())
-        assert any(s.key == "data_tv" for s in at.selectbox) == asked
+        asked = codes[0] != "variant"
+        assert not any(s.key == "data_tv" for s in at.selectbox)  # two codes: one question
+        assert any(s.key == "data_cv" for s in at.selectbox) == asked
         if asked:
-            at.selectbox(key="data_tv").set_value("B")
-            at.selectbox(key="data_cv").set_value("A")
+            assert at.selectbox(key="data_cv").value == preselected
+            assert at.button(key="data_use_csv").disabled == (preselected is None)
+            assert_clean(at.selectbox(key="data_cv").set_value(codes[0]).run())
+            assert f"Treated arm: **{codes[1]}**" in texts(at.markdown)
         assert_clean(at.button(key="data_use_csv").click().run())
-        treated = codes[0]  # variant, or B as picked
+        treated = codes[0] if codes[0] == "variant" else codes[1]
         assert at.metric[1].value == f"{int((arms == treated).sum()):,}"  # Treated
+        rate = y[arms == treated].mean() - y[arms != treated].mean()
+        assert at.metric[5].value == f"{100 * rate:+.2f} pp"  # the effect, its sign
 
 
 def test_data_page_multi_arm_upload_offers_arms_and_reports_dropped_rows(rng):
@@ -253,6 +264,36 @@ def test_data_page_keeps_all_arms_and_reads_an_amount(rng):
     assert "not a binary outcome" in texts(at.error)
     assert "assumed share" in at.dataframe[0].value.columns or any(
         "assumed share" in d.value.columns for d in at.dataframe)
+
+
+def test_two_arms_of_an_amount_outcome_keep_those_arms_and_the_amounts_name(rng):
+    """Three arms with revenue, 'compare two arms': the two arms' rows only (it kept all
+    three, without a word), and the amount named as the file names it (it read 'outcome
+    amount')."""
+    n = 600
+    arms = rng.choice(["control", "A", "B"], n)
+    revenue = np.where(rng.random(n) < 0.2, rng.gamma(2.0, 10.0, n).round(2), 0.0)
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, revenue, rng.integers(0, 9, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("rev.csv", ("arm,revenue,age\n" + body + "\n").encode(), "text/csv")).run())
+    at.selectbox(key="data_treatment").set_value("arm")
+    at.selectbox(key="data_outcome").set_value("revenue")
+    assert_clean(at.run())
+    assert at.radio(key="data_kind_revenue").value == "continuous"
+    assert_clean(at.radio(key="data_arms_arm").set_value("two").run())
+    assert at.selectbox(key="data_cv").value == "control"  # it reads as control
+    assert_clean(at.selectbox(key="data_tv").set_value("B").run())
+    assert_clean(at.button(key="data_use_csv").click().run())
+    kept = (arms == "B") | (arms == "control")
+    assert at.metric[0].value == f"{int(kept.sum()):,}"
+    assert at.metric[1].value == f"{int((arms == 'B').sum()):,}"
+    assert f"Dropped {int((arms == 'A').sum())} rows" in texts(at.warning)
+    labels = [m.label for m in at.metric]
+    assert "revenue > 0, treated" in labels and "Mean revenue, treated" in labels
+    data = at.session_state["data"]
+    assert list(data.value_columns()) == ["revenue"]
+    np.testing.assert_allclose(data.value_columns()["revenue"], revenue[kept])
 
 
 # --------------------------------------------------------------------------- kept across reloads

@@ -91,20 +91,35 @@ def upload_mapping(upload: common.Upload) -> None:
         key=f"data_arms_{treatment}", index=1 if strays else 0, format_func={
             "all": "keep all arms (which arm for whom)",
             "two": "compare two arms (other rows are dropped)"}.get) == "all"
-    if all_arms or kind == "continuous":
-        mapping.update(all_arms=True, outcome_kind=kind)
+    if kind == "continuous" or all_arms:  # (a two-arm binary outcome is read as 0/1 anyway)
+        mapping["outcome_kind"] = kind
+    if all_arms or (kind == "continuous" and len(codes) == 2):
+        mapping["all_arms"] = True
         control = datasets.guess_control(codes)  # a code of 0 is a real answer
         mapping["control_value"] = st.selectbox(  # none, or several: ask
             "Control arm", codes, key="data_cv_all",
             index=None if control is None else codes.index(control),
             placeholder="Which code is the control arm?")
-    elif len(codes) > 2 or not datasets.arms_readable(codes):  # e.g. A / B
+    elif len(codes) > 2:  # two of several arms
         treated, control = datasets.two_arm_defaults(codes)
         c5, c6 = st.columns(2)
         mapping["treatment_value"] = c5.selectbox("Treated arm", codes, key="data_tv",
                                                   index=treated)
         mapping["control_value"] = c6.selectbox("Control arm", codes, key="data_cv",
-                                                index=control)
+                                                index=control,
+                                                placeholder="Which code is the control arm?")
+    elif not datasets.arms_readable(codes):  # two codes that say nothing: A / B, red / blue
+        _, control = datasets.two_arm_defaults(codes)
+        c5, c6 = st.columns(2)
+        mapping["control_value"] = c5.selectbox(
+            "Control arm", codes, key="data_cv", index=control,
+            placeholder="Which code is the control arm?",
+            help="The arm without the change being tested. 'A' beside 'B' is preselected "
+                 "(the A/B convention); check it, as it sets the effect's sign.")
+        if mapping["control_value"] is not None:
+            mapping["treatment_value"] = next(c for c in codes
+                                              if c != mapping["control_value"])
+            c6.markdown(f"Treated arm: **{mapping['treatment_value']}** (the other code)")
     # numbered as the messages number them ("data row 1" = the first under the header)
     st.dataframe(head.set_axis(range(1, len(head) + 1)).rename_axis("data row"),
                  height=180, key="data_peek")

@@ -209,7 +209,8 @@ class ABData:
         """Per-row amounts a profit can be counted in (Compare's "Value per row from"): the
         outcome itself first when this is the two-arm view of an amount outcome — named as
         the side column of :attr:`extra` that holds the same values (Hillstrom's
-        ``"spend"``), else ``"outcome amount"`` — then the other side columns.
+        ``"spend"``), else as the file's outcome column (:attr:`source_columns`: an upload's
+        ``"revenue"``), else ``"outcome amount"`` — then the other side columns.
 
         >>> import pandas as pd
         >>> from core.data.multiarm import MultiArmData
@@ -223,7 +224,9 @@ class ABData:
         if amount is None or amount.outcome_kind != "continuous":
             return dict(self.extra)
         same = [k for k, v in self.extra.items() if np.array_equal(v, amount.y)]
-        first = same[0] if same else "outcome amount"
+        column = self.source_columns.get("outcome")  # an upload's: its own name
+        first = (same[0] if same else column if isinstance(column, str) and column
+                 and column not in self.extra else "outcome amount")
         return {first: amount.y, **{k: v for k, v in self.extra.items() if k != first}}
 
     def subset(self, idx: Any) -> ABData:

@@ -573,13 +573,22 @@ arms."
             "all arms only if they are real arms.")
 
 
-def two_arm_defaults(codes: Sequence[Any]) -> tuple[int, int]:
+def two_arm_defaults(codes: Sequence[Any]) -> tuple[int, int | None]:
     """Positions of the treated and control arm the Data page preselects among ``codes``
-    (most frequent first): the two most frequent codes, read as treated / control when they
-    say so by themselves (``0`` / ``1`` in either order, yes / no, …), else in order.
+    (most frequent first).
+
+    The two most frequent codes are read as treated / control when they say so by
+    themselves (``0`` / ``1`` in either order, yes / no, …).  Otherwise the control is the
+    one code that reads as control (:func:`guess_control`), or ``A`` beside ``B`` (the A/B
+    convention: A is the current version), and the treated arm the most frequent other
+    code.  When no code says which is control, the control is ``None``: the page asks, for
+    a guess in frequency order silently flipped the effect's sign of a ``red`` / ``blue``
+    test whose control happened to be the larger arm.
 
     >>> two_arm_defaults([0, 1, "none"]), two_arm_defaults(["B", "A"])
     ((1, 0), (0, 1))
+    >>> two_arm_defaults(["A", "B", "C"]), two_arm_defaults(["red", "blue"])
+    ((1, 0), (0, None))
     """
     if len(codes) < 2:
         return 0, 0
@@ -593,7 +602,13 @@ def two_arm_defaults(codes: Sequence[Any]) -> tuple[int, int]:
             control = top[1 - top.index(treated)]
         at = top.index(control)
         return 1 - at, at
-    return 0, 1
+    keys = [_fmt(c).strip().lower() for c in codes]
+    control = guess_control(codes)
+    at = (list(codes).index(control) if control is not None
+          else keys.index("a") if {"a", "b"} <= set(keys) else None)
+    if at is None:
+        return 0, None
+    return (1 if at == 0 else 0), at
 
 
 def guess_control(codes: Sequence[Any]) -> Any:
@@ -626,7 +641,8 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
                       control_value: Any = None, outcome_kind: str | None = None,
                       features: Sequence[str] | None = None, name: str = "data",
                       max_levels: int = MAX_CATEGORY_LEVELS, design: Any = None,
-                      warnings: list[str] | None = None, outcome_value: Any = None):
+                      warnings: list[str] | None = None, outcome_value: Any = None,
+                      treatment_value: Any = None):
     """Map a typed table to a :class:`~core.data.MultiArmData` that keeps every arm.
 
     Parameters
@@ -642,6 +658,9 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
     outcome_value : scalar, optional
         The response's code in an outcome written as two words (as in
         :func:`core.data.read_ab_csv`).
+    treatment_value : scalar or list, optional
+        Keep only this treatment arm (or these) beside the control: the rows of the other
+        arms are dropped, said in the warnings (two arms of an amount outcome).
     design : array of shape (K+1,), optional
         Designed arm shares (control first).  Default: equal shares, unless the arm counts
         refute them (χ² p < 0.001), then the observed shares, with a warning.
@@ -662,9 +681,13 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
         raise ValueError(f"outcome_kind must be one of {OUTCOME_KINDS}; got {outcome_kind!r}.")
     col = df[treatment]
     check_arm_count(col, treatment)
-    control_rows = _match(col, [_control_code(col, treatment, control_value)],
-                          "control_value", treatment)
-    hits = {code: _match(col, [code], "arm", treatment) for code in arm_codes(col)}
+    control_code = _control_code(col, treatment, control_value)
+    other = np.zeros(len(df), dtype=bool)  # rows of arms left out
+    if treatment_value is not None:  # chosen arms: the rows of the others go, said so
+        coded = _code_treatment(col, treatment, treatment_value, control_code, warnings)
+        other = np.isnan(coded) & col.notna().to_numpy()
+    control_rows = _match(col, [control_code], "control_value", treatment)
+    hits = {code: _match(col, [code], "arm", treatment) for code in arm_codes(col[~other])}
     codes = sorted(hits, key=lambda c: not (hits[c] & control_rows).any())  # control first
     t = np.full(len(df), -1, dtype=np.int64)
     for k, code in enumerate(codes):
@@ -676,13 +699,13 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
                         "is read as an amount (outcome_kind='continuous').")
     y = (_binary_outcome(df[outcome], outcome, outcome_value) if kind == "binary"
          else _continuous(df[outcome], outcome))
-    missing = (t < 0) | np.isnan(y)
+    missing = ((t < 0) | np.isnan(y)) & ~other
     if missing.any():
         first = ", ".join(str(i + 1) for i in np.flatnonzero(missing)[:5])
         more = ", ..." if missing.sum() > 5 else ""
         warnings.append(f"Dropped {_rows(int(missing.sum()))} with a missing value in "
                         f"{treatment!r} or {outcome!r} (data rows {first}{more}).")
-    keep = np.flatnonzero(~missing)
+    keep = np.flatnonzero(~missing & ~other)
     t, y = t[keep], y[keep]
     counts = np.bincount(t, minlength=len(codes))
     for k, code in enumerate(codes):

@@ -86,7 +86,8 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
         the whole experiment in ``.multiarm``.
     outcome_kind : {"binary", "continuous"}, optional
         ``"continuous"`` reads the outcome as an amount (spend, minutes); it implies the
-        A/B/n reading (``.multiarm`` holds the amounts, the two-arm view ``outcome > 0``).
+        A/B/n reading (``.multiarm`` holds the amounts, the two-arm view ``outcome > 0``),
+        of every arm, or of the two that ``treatment_value`` and ``control_value`` name.
         Default: 0/1 codings are binary.
     outcome_value : scalar, optional
         The code of a response in an outcome written as two words (``"bought"`` of
@@ -148,16 +149,19 @@ outcome_kind, outcome_value
     """
     frame, warnings = frame.copy(deep=False), list(warnings)
     if all_arms or outcome_kind == "continuous":
-        if treatment_value is not None:
-            raise DataError("treatment_value= picks two arms; with all arms kept (or a "
-                            "continuous outcome) name only the control arm (control_value=).")
+        if all_arms and treatment_value is not None:
+            raise DataError("treatment_value= picks two arms; with all arms kept name only "
+                            "the control arm (control_value=).")
         multi = frame_to_multiarm(
             frame, treatment=treatment, outcome=outcome, control_value=control_value,
             outcome_kind=outcome_kind, features=features, max_levels=max_levels,
-            name=name, warnings=warnings, outcome_value=outcome_value)
+            name=name, warnings=warnings, outcome_value=outcome_value,
+            treatment_value=treatment_value)
         data = multi.binary_view()
         data.source_columns = {"treatment": treatment, "outcome": outcome,
                                "control_value": control_value, "all_arms": True}
+        if treatment_value is not None:  # two arms of an amount
+            data.source_columns.update(treatment_value=treatment_value, all_arms=False)
         return data
     return frame_to_abdata(
         frame, treatment=treatment, outcome=outcome, features=features,
