@@ -106,6 +106,16 @@ def test_unquoted_decimal_comma_with_semicolons():
     np.testing.assert_allclose(d.X["x"].to_numpy(), [0.5, 1.25, 2.0, 3.0])
 
 
+def test_decimal_commas_with_points_grouping_thousands():
+    # A German Excel export: '2.969,95' read as text with 1,995 distinct values and dropped.
+    d = read("treatment;visit;spend;code\n1;1;2.969,95;1.5\n0;0;12,5;2.5\n1;0;1.234;3.5\n"
+             "0;1;1.234.567,1;4.5\n")
+    np.testing.assert_allclose(d.X["spend"].to_numpy(), [2969.95, 12.5, 1234.0, 1234567.1])
+    np.testing.assert_allclose(d.X["code"].to_numpy(), [1.5, 2.5, 3.5, 4.5])  # points: decimals
+    mixed = read("treatment;visit;z\n1;1;1.5\n0;0;2,5\n1;0;3\n0;1;4\n")  # 1.5 beside 2,5
+    assert mixed.X["z"].tolist() == ["1.5", "2,5", "3", "4"]  # ambiguous: kept as text
+
+
 def test_excel_separator_line_and_a_file_without_a_header_line():
     """The fuzz cases: Excel's 'sep=;' first line was reported as a ragged line 2; a file
     without a header line silently lost its first row to the column names."""

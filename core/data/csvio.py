@@ -12,7 +12,7 @@ it and translates every failure into :class:`core.data.abdata.DataError`:
   on the first records and keeping the one with a non-zero, consistent count, so
   ``"1,5";"2,3"`` is read as two semicolon-separated fields;
 * values are stripped; with a semicolon or tab delimiter a column of decimal-comma numbers
-  (``1,5``) is read as numbers.
+  (``1,5``, also with points grouping thousands: ``2.969,95``) is read as numbers.
 """
 
 from __future__ import annotations
@@ -262,13 +262,18 @@ def _beyond_int64(cells: pd.Series) -> bool:
     return any(not -2**63 <= int(v) < 2**63 for v in long.unique())
 
 
+#: A number as a semicolon- or tab-separated (European) export writes it: a decimal comma,
+#: points grouping thousands (``12,5``, ``2.969,95``, ``1.234.567``).
+_DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,?\d+)(?:[eE][+-]?\d+)?"
+
+
 def _typed(col: pd.Series, sep: str) -> pd.Series:
     s = col.astype("str").str.strip()
     missing = s.isin(MISSING_TOKENS).to_numpy()
     present = s[~missing]
     if present.empty:
         return pd.Series(np.nan, index=col.index, dtype="float64")
-    comma = r"[+-]?\d*,?\d+(?:[eE][+-]?\d+)?"
+    comma = _DECIMAL_COMMA
     head = present.iloc[:50]
     if (pd.to_numeric(head, errors="coerce").isna().any()
             and (sep == "," or not head.str.fullmatch(comma).all())):
@@ -278,7 +283,9 @@ def _typed(col: pd.Series, sep: str) -> pd.Series:
     num = _to_number(present)
     if (num.isna().any() and sep != ","
             and present.str.fullmatch(comma).all()):
-        num = _to_number(present.str.replace(",", ".", regex=False))
+        # 2.969,95: the points group thousands (only in a column that fully reads so)
+        num = _to_number(present.str.replace(".", "", regex=False)
+                         .str.replace(",", ".", regex=False))
     if num.notna().all() and num.dtype.kind in "iuf":
         if not missing.any():
             return pd.Series(num.to_numpy(), index=col.index)
