@@ -82,7 +82,11 @@ repeats = c2.number_input("Repetitions", 2, 20, key="train_repeats",
 common.remember("train_seed", 0, persist=True)
 seed = c3.number_input("Split seed", 0, 10_000, key="train_seed")
 
-if st.button("Train", type="primary", key="train_go", disabled=not chosen):
+blocked = common.split_problem(data)  # every job would fail the same way: said once
+if blocked:
+    st.error(f"Models cannot be trained on these data. {blocked} Pick or upload other data "
+             "on the Data page.", icon=":material/block:")
+if st.button("Train", type="primary", key="train_go", disabled=not chosen or bool(blocked)):
     with common.guard("Queueing the models"):
         source = common.current_source()
         for model in chosen:

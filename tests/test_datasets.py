@@ -128,6 +128,12 @@ def test_excel_separator_line_and_a_file_without_a_header_line():
     assert list(frame.columns) == ["1", "0", "-0.23"] and len(frame) == 2
     assert any("The first line holds only numbers (1, 0, -0.23)" in w for w in warnings)
     assert not read_frame(b"a,1,2\n0,1,2\n")[1]  # a name among numbers: a header
+    # ... and when that first row repeats a value it is not "duplicate column names"
+    with pytest.raises(DataError, match=r"first line holds only numbers \(0, 0, 1\.45\): "
+                                        "the file seems to have no header line"):
+        read_frame(b"0,0,1.45\n1,0,0.5\n1,1,2\n")
+    with pytest.raises(DataError, match="Duplicate column names"):
+        read_frame(b"x,x,1\n1,0,0.5\n")
 
 
 def test_tab_delimited_with_padding():

@@ -419,7 +419,7 @@ def test_csv_position_columns_found_by_prefix():
     ("x,ranking\n1,a>b\n", {"ranking_column": "rank"},
      r"Ranking column 'rank' not found; the columns are: 'x', 'ranking'"),
     ("x,a\n1,1\n", {"position_columns": ["a", "b"]}, r"Position column\(s\) \['b'\] not found"),
-    ("x,y\n1,2\n", {}, r"No rankings found: name the ranking column"),
+    ("x,y\n1,2\n", {}, r"No rankings found: the file needs a column named 'ranking' .* 'pos_<label>' column"),
     ("x,ranking\n1,a>b\n", {"group_column": "seg"}, r"Group column 'seg' not found"),
     ("x,seg,ranking\n1,A,a>b\n2,,b\n", {"group_column": "seg"},
      r"Group column 'seg' is empty in data row 2"),

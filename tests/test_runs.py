@@ -168,7 +168,7 @@ def test_every_seed_is_checked_alike(bad, message, rng):
 def test_splits_refuse_a_cell_with_one_row():
     y = np.array([0, 0, 0, 1, 1, 0, 0, 1, 0, 0])
     t = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])  # one treated responder
-    with pytest.raises(ValueError, match=r"treated responders \(t=1, y=1\): 1"):
+    with pytest.raises(ValueError, match=r"treated responders: 1"):
         make_splits(y, t)
 
 

@@ -150,11 +150,20 @@ def test_failing_job_shows_a_message_not_an_exception(rng):
     assert_clean(at.file_uploader(key="data_upload").set_value(
         ("tiny.csv", ("treatment,outcome,x\n" + body + "\n").encode(), "text/csv")).run())
     assert_clean(at.button(key="data_use_csv").click().run())
-    assert_clean(at.switch_page("pages/train.py").run())
-    at.multiselect(key="train_models").set_value(["Flipped label (Lai 2006)"])
-    assert_clean(at.button(key="train_go").click().run())
-    wait_for(at, ("failed",), clean=False)
+    at.switch_page("pages/train.py").run()
+    assert at.button(key="train_go").disabled  # said on the page, so queued here by hand:
+    from core.runs.presets import model_params, run_label
+    from core.runs.store import RunConfig
+    from ui import common
+
+    data = at.session_state["data"]
+    model = "Flipped label (Lai 2006)"
+    config = RunConfig.for_data(data, model, model_params(model, preset="quick"))
+    common.runner().submit(config, data=data, session=at.session_state["session_id"],
+                           label=run_label(config), data_name=data.name)
+    wait_for(at.run(), ("failed",), clean=False)
     assert_only_error(at, "needs at least 2 rows in every (treatment, outcome) cell")
+    assert len(at.error) == 2  # the page's note, and the job's own message
 
 
 def test_train_cutoff_follows_the_metric():
@@ -284,3 +293,20 @@ def test_train_settings_survive_a_reload_and_a_new_session():
     assert third.multiselect(key="train_models").value == [
         "LambdaMART uplift (Devriendt et al. 2020)", "Flipped label (Lai 2006)"]
     assert store.settings()["train_models"] == third.multiselect(key="train_models").value
+
+
+def test_data_a_model_cannot_be_trained_on_is_said_once_and_train_is_greyed_out(tmp_path,
+                                                                               monkeypatch):
+    # One treated responder among 23 rows: every job failed at its split, one red box each.
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    rows = ["1,1,5"] + [f"1,0,{i}" for i in range(9)] + [f"0,{i % 3 == 0:d},{i}"
+                                                         for i in range(13)]
+    at = assert_clean(AppTest.from_file(APP, default_timeout=60).run())
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("tiny.csv", ("treatment,converted,age\n" + "\n".join(rows) + "\n").encode(),
+         "text/csv")).run())
+    assert_clean(at.button(key="data_use_csv").click().run())
+    at.switch_page("pages/train.py").run()
+    assert_only_error(at, "needs at least 2 rows in every (treatment, outcome) cell, one for "
+                          "each part; got treated responders: 1.")
+    assert len(at.error) == 1 and at.button(key="train_go").disabled

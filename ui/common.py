@@ -310,6 +310,20 @@ def _arm_summary(fingerprint: str, _data: ABData) -> tuple[float, float, str | N
             hygiene.small_cells_note(_data.y, _data.t))
 
 
+def split_problem(data: ABData) -> str | None:
+    """Why a model cannot be trained on ``data`` (:func:`core.data.splits.split_problem` at
+    the Train page's 70/30 split), cached by its fingerprint; ``None`` when it can."""
+    return _split_problem(data.fingerprint(), data)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _split_problem(fingerprint: str, _data: ABData) -> str | None:
+    from core.data.splits import split_problem as problem
+    from core.runs.store import RunConfig
+
+    return problem(_data.y, _data.t, test_size=RunConfig.test_size)
+
+
 def planned_share(data: ABData) -> tuple[float, str, bool]:
     """``(planned treated share, where the default comes from, assumed?)`` for the SRM test:
     the share typed on the Data page for this dataset, else its design

@@ -231,6 +231,10 @@ def _header(raw: pd.DataFrame, warnings: list[str]) -> list[str]:
             seen.setdefault(nm, []).append(i)
     dups = {k: v for k, v in seen.items() if len(v) > 1}
     if dups:
+        if all(_NUMBER.fullmatch(nm) for nm in names if nm):  # 0,0,1.45,…: data, not names
+            raise DataError("The first line holds only numbers (" + ", ".join(names[:4])
+                            + (", …" if len(names) > 4 else "") + "): the file seems to "
+                            "have no header line. Add one with the column names.")
         parts = "; ".join(f"{k!r} (columns {', '.join(map(str, v))})" for k, v in dups.items())
         raise DataError(f"Duplicate column names in the header: {parts}. "
                         "Rename the columns so each name is unique.")

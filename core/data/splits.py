@@ -28,12 +28,46 @@ from core._validation import (
     is_integer,
 )
 
-__all__ = ["SCHEMES", "make_splits"]
+__all__ = ["SCHEMES", "make_splits", "split_problem"]
 
 #: Split schemes: one stratified holdout, or ``n_repeats`` stratified random holdouts.
 SCHEMES = ("holdout", "repeated")
-_CELLS = {0: "control non-responders (t=0, y=0)", 1: "control responders (t=0, y=1)",
-          2: "treated non-responders (t=1, y=0)", 3: "treated responders (t=1, y=1)"}
+_CELLS = {0: "control non-responders", 1: "control responders",
+          2: "treated non-responders", 3: "treated responders"}
+
+
+def split_problem(y: Any, t: Any, *, test_size: float = 0.3) -> str | None:
+    """Why :func:`make_splits` would refuse these data (a sentence), or ``None``: a
+    (treatment, outcome) cell of a single row, or too few rows for a test share of
+    ``test_size`` to hold a row of every cell.  What the Train page checks before queueing
+    jobs that would all fail the same way.
+
+    >>> split_problem([1, 0, 0, 1, 0], [1, 1, 0, 0, 0])
+    'Splitting the rows into training and test rows needs at least 2 rows in every \
+(treatment, outcome) cell, one for each part; got control responders: 1; treated non-responders: \
+1; treated responders: 1.'
+    """
+    y = check_binary(y, "y")
+    t = check_binary(t, "t")
+    check_same_length(y, t)
+    test_size = check_fraction(test_size, "test_size")
+    return _unsplittable(np.bincount(2 * t.astype(np.int64) + y, minlength=4), test_size)
+
+
+def _unsplittable(counts: np.ndarray, test_size: float) -> str | None:
+    small = [f"{_CELLS[c]}: {counts[c]}" for c in range(4) if 0 < counts[c] < 2]
+    if small:
+        return ("Splitting the rows into training and test rows needs at least 2 rows in "
+                "every (treatment, outcome) cell, one for each part; got "
+                f"{'; '.join(small)}.")
+    n, n_cells = int(counts.sum()), int((counts > 0).sum())
+    n_test = math.ceil(test_size * n)
+    if n_test < n_cells or n - n_test < n_cells:
+        return (f"A test share of {test_size:.0%} of {n} rows gives {n_test} test and "
+                f"{n - n_test} training rows; each part needs at least one row of each of the "
+                f"{n_cells} (treatment, outcome) cells: the data has too few rows to train "
+                "and test a model.")
+    return None
 
 
 def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0.3,
@@ -79,19 +113,10 @@ def make_splits(y: Any, t: Any, *, scheme: str = "holdout", test_size: float = 0
     else:
         seed = int(as_generator(random_state).integers(0, 2**31 - 1))
     strata = 2 * t.astype(np.int64) + y
-    counts = np.bincount(strata, minlength=4)
-    small = [f"{_CELLS[c]}: {counts[c]}" for c in range(4) if 0 < counts[c] < 2]
-    if small:
-        raise ValueError("Splitting the rows into training and test rows needs at least 2 "
-                         "rows in every (treatment, outcome) cell, one for each part; got "
-                         f"{'; '.join(small)}.")
-    n, n_cells = y.shape[0], int((counts > 0).sum())
-    n_test = math.ceil(test_size * n)
-    if n_test < n_cells or n - n_test < n_cells:
-        raise ValueError(f"A test share of {test_size:.0%} of {n} rows gives {n_test} test "
-                         f"and {n - n_test} training rows; each part needs at least one row "
-                         f"of each of the {n_cells} (treatment, outcome) cells: the data has "
-                         "too few rows to train and test a model.")
+    reason = _unsplittable(np.bincount(strata, minlength=4), test_size)
+    if reason is not None:
+        raise ValueError(reason)
+    n = y.shape[0]
     from sklearn.model_selection import StratifiedShuffleSplit
 
     sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=test_size, random_state=seed)

@@ -937,10 +937,10 @@ def read_rankings_csv(content: bytes, *, ranking_column: str | None = None,
         else:
             position_columns = [c for c in columns if c.startswith("pos_")]
             if not position_columns:
-                _fail("No rankings found: name the ranking column (ranking_column=…, values "
-                      "like 'sports>news>autos'), or the position columns "
-                      "(position_columns=[…]), or call them 'pos_<label>'. The columns are: "
-                      f"{shown}.")
+                _fail("No rankings found: the file needs a column named 'ranking' (values "
+                      "like 'sports>news>autos') or one 'pos_<label>' column per label; a "
+                      "ranking column of another name can be named as the ranking column "
+                      f"(ranking_column=). The columns are: {shown}.")
             if labels is None:
                 labels = [c[len("pos_"):] for c in position_columns]
     if group_column is not None and group_column not in columns:
