@@ -24,11 +24,10 @@ data_view.dataset_summary(data)
 if data.multiarm is not None:
     arms_view.data_section(data)
 else:
-    left, right = st.columns(2)
-    with left:
-        data_view.srm_section(data)
-    with right:
-        data_view.balance_section(data)
+    # one above the other: side by side, a laptop's 1,280 px cut the SRM table's χ² column
+    # and the balance table's means
+    data_view.srm_section(data)
+    data_view.balance_section(data)
 
 st.markdown("**Preview**")
 st.dataframe(datasets.as_table(data, rows=200), key="data_head")

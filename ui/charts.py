@@ -289,17 +289,19 @@ def _share_ticks(fig: go.Figure) -> None:
     fig.update_xaxes(tickformat=".0%", tick0=0, dtick=0.2, range=[-0.01, 1.01])
 
 
-def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 3) -> go.Figure:
+def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 2) -> go.Figure:
     """One panel per definition; one line per scenario (column ``ranker``), baselines dashed.
 
     ``frames`` maps definition → tidy frame with a ``scenario`` column.  Each panel is titled
     with the definition's plain name (id small) and has its own axis titles: x the share
-    targeted, y the value in the definition's unit (share of arm or responders).
+    targeted, y the value in the definition's unit (share of arm or responders).  Two
+    panels a row: with three, at a laptop's 1,280 px each y-axis title ran into the panel
+    on its left and the titles into each other.
     """
     names = list(frames)
     rows = -(-len(names) // cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[definition_title(n) for n in names],
-                        horizontal_spacing=0.08, vertical_spacing=0.2)
+                        horizontal_spacing=0.16, vertical_spacing=0.5 / rows)
     scenarios = list(dict.fromkeys(s for f in frames.values() for s in f["scenario"]))
     palette = {s: PALETTE[(2 * j) % len(PALETTE)] for j, s in enumerate(scenarios)}
     for i, name in enumerate(names):
@@ -321,8 +323,8 @@ def definitions_grid(frames: dict[str, pd.DataFrame], *, cols: int = 3) -> go.Fi
     fig.update_xaxes(tickformat=".0%", title_font_size=11)
     fig.update_yaxes(title_font_size=11)
     fig.update_annotations(font_size=13)
-    fig.update_layout(height=360 * rows, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", y=-0.12,
+    fig.update_layout(height=330 * rows, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=-0.4 / rows,
                                   title_text="Arm split (|T| treated, |C| control rows): "))
     return fig
 
@@ -383,7 +385,7 @@ def band_figure(bands: dict, *, definition: str, cutoff: float | None = None,
     if random_end is not None and np.isfinite(random_end):
         fig.add_trace(random_line(random_end, definition))
     if cutoff is not None:
-        _rule(fig, x=cutoff, color="firebrick", dash="dot")
+        _rule(fig, x=cutoff, color="firebrick", dash="dot", text=f"cut-off {cutoff:.0%}")
     fig.update_layout(title=title or f"Test-set curves — {definition_title(definition)}",
                       height=440, margin=_MARGIN, xaxis_title=_SHARE_AXIS,
                       yaxis_title=_value_label(definition), legend=dict(orientation="h", y=-0.2))

@@ -773,9 +773,10 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     st.caption(f"Profit = incremental value − cost, on {n_splits} test split"
                f"{'s (mean)' if n_splits > 1 else ''}; {band_note}. The thick segment marks "
                "the depths whose profit is statistically equivalent to the best (95 %).")
+    shown = short_names(depth.index, drop_shared=True)  # as the legend and the tables
     for name, row in depth.iterrows():
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
-            f"**{name}** — {row['verdict']}")
+            f"**{shown[name]}** — {row['verdict']}")
     table, everyone = depth_table(depth)
     st.dataframe(table, width="stretch", key="cmp_summary", column_config=DEPTH_COLUMNS)
     st.caption(RANGES_NOTE + " Profit is in the units of the value per response (or of the "

@@ -228,9 +228,10 @@ def srm_section(data: ABData) -> None:
     default, note, _ = common.planned_share(data)
     st.markdown("**Sample ratio mismatch**", help=GLOSSARY["SRM"])
     common.remember("data_share", round(default, 4), shared=common.share_key())
-    st.number_input("Designed treated share", 0.01, 0.99, step=0.01, key="data_share",
-                    help=GLOSSARY["SRM"])
-    st.caption(note)
+    box, why = st.columns([1, 2], vertical_alignment="bottom")
+    box.number_input("Designed treated share", 0.01, 0.99, step=0.01, key="data_share",
+                     help=GLOSSARY["SRM"])
+    why.caption(note)
     # what the box holds, as planned_share reads it for every page: the design itself (2/3)
     # while the box shows it to 4 decimals, and whether it is still the data's own share
     share, _, assumed = common.planned_share(data)

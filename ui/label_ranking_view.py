@@ -136,8 +136,8 @@ def show_data(data: lrdata.LabelRankingData, key: tuple) -> None:
         with st.expander("Consensus ranking of each group (paper Figure 2)"):
             st.caption("The five labels each group ranks highest on average (Borda count: "
                        "a label's mean position, unranked labels sharing the last places).")
-            # a static table wraps long category names in their cells; a data grid 1,360 px
-            # wide scrolled sideways at a laptop's 1,280 (#4 and #5 out of sight)
+            # one wrapping cell per group: a column per rank scrolled sideways at a
+            # laptop's 1,280 px (#4 and #5 out of sight)
             st.table(consensus)
 
 
@@ -311,8 +311,13 @@ def slow_methods_note(methods: list[str], n_labels: int, folds: int) -> str | No
             "out for a quick look.")
 
 
+#: Between the labels of a consensus ranking, most preferred first.
+RANKED = " › "
+
+
 def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
-    """Figure 2: each group's consensus (Borda) ranking, its ``top`` labels."""
+    """Figure 2: each group's consensus (Borda) ranking, its ``top`` labels in one cell,
+    joined by :data:`RANKED` (a cell that wraps: one column per rank ran 1,360 px wide)."""
     if getattr(data, "groups", None) is None:
         return None
     groups = np.asarray(data.groups)
@@ -321,8 +326,9 @@ def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
     for g in sorted(set(groups.tolist()), key=str):
         scores = borda_consensus(Y[groups == g])
         order = np.argsort(-scores, kind="stable")[:top]
-        rows[str(g)] = {f"#{i + 1}": str(data.labels[j]) for i, j in enumerate(order)}
-        rows[str(g)]["users"] = f"{int((groups == g).sum()):,}"
+        rows[str(g)] = {"users": f"{int((groups == g).sum()):,}",
+                        f"top {top} labels, most preferred first":
+                            RANKED.join(str(data.labels[j]) for j in order)}
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "group"
     return out

@@ -451,13 +451,15 @@ def query_list(root: str, key: str, qid, top: int) -> pd.DataFrame:
 
 def query_list_columns(top_grade: float) -> dict:
     """Column layout of a :func:`query_list` table: narrow position, grade bar and score,
-    so the score stays visible beside the document id in a half-width column."""
-    return {"position": st.column_config.NumberColumn("#", width="small"),
-            "document": st.column_config.TextColumn("document", width="medium"),
+    so the score stays visible beside the document id in a half-width column (pixel
+    widths, 350 in all: Streamlit's "small" / "medium" widths cut the score off at a
+    laptop's 1,280 px)."""
+    return {"position": st.column_config.NumberColumn("#", width=36),
+            "document": st.column_config.TextColumn("document", width=164),
             "grade": st.column_config.ProgressColumn(
                 "grade", format="%.0f", min_value=0, max_value=max(1.0, float(top_grade)),
-                width="small"),
-            "score": st.column_config.NumberColumn("score", format="%.4f", width="small")}
+                width=70),
+            "score": st.column_config.NumberColumn("score", format="%.4f", width=80)}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

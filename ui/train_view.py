@@ -42,9 +42,14 @@ def runs_section(runner: JobRunner, data: ABData, fingerprint: str) -> None:
         cols = ["test AUUC@30%", "test AUUC@100%"]
         # as Compare: 0.0040, not 0.004; 0.000279 (a rare outcome), not 0.0003
         auuc = st.column_config.NumberColumn(
-            format=f"%.{auuc_decimals(table[cols].to_numpy(dtype=float).ravel())}f")
+            format=f"%.{auuc_decimals(table[cols].to_numpy(dtype=float).ravel())}f",
+            width=110)
+        # widths that keep every column in a laptop's 1,280 px (the long run names wrap
+        # into their tooltip; the id, last, tells like-named runs apart)
+        text = st.column_config.TextColumn
         st.dataframe(table, width="stretch", hide_index=True, key="train_runs",
-                     column_config=dict.fromkeys(cols, auuc))
+                     column_config={**dict.fromkeys(cols, auuc), "run": text(width=320),
+                                    "trained": text(width=130), "run id": text(width=90)})
         st.caption("Test AUUC under the uplift curve, separate, relative (a share of each arm; "
                    "higher is better), mean over the run's test splits. Every definition and "
                    "the baselines are on the Compare page.")
