@@ -266,6 +266,25 @@ def test_data_page_keeps_all_arms_and_reads_an_amount(rng):
         "assumed share" in d.value.columns for d in at.dataframe)
 
 
+def test_a_zero_one_outcome_with_a_few_other_values_is_named_with_its_rows(rng):
+    # 0/1 with 2 in 3 of 400 rows was read as an amount without a word (2 a "response")
+    n = 400
+    y = rng.integers(0, 2, n)
+    odd = np.sort(rng.choice(n, 3, replace=False))
+    y[odd] = 2
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(rng.integers(0, 2, n), y,
+                                                      rng.integers(0, 9, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("odd.csv", ("treatment,converted,age\n" + body + "\n").encode(), "text/csv")).run())
+    assert at.radio(key="data_kind_converted").value == "continuous"
+    rows = ", ".join(str(i + 1) for i in odd)
+    assert (f"except 2 (3 rows; data rows {rows}), so it is read as an amount"
+            in texts(at.warning))
+    assert_clean(at.radio(key="data_kind_converted").set_value("binary").run())
+    assert "except 2" not in texts(at.warning)  # read as 0/1: the refusal says the rest
+
+
 def test_two_arms_of_an_amount_outcome_keep_those_arms_and_the_amounts_name(rng):
     """Three arms with revenue, 'compare two arms': the two arms' rows only (it kept all
     three, without a word), and the amount named as the file names it (it read 'outcome

@@ -136,9 +136,11 @@ def _treatment_facts(key: str, column: str, _content: bytes) -> tuple[list, list
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _outcome_facts(key: str, column: str, _content: bytes) -> tuple[str, list | None]:
+def _outcome_facts(key: str, column: str, _content: bytes
+                   ) -> tuple[str, list | None, str | None]:
     col = _upload_frame(key, _content)[0][column]
-    return datasets.guess_outcome_kind(col), datasets.outcome_labels(col)
+    return (datasets.guess_outcome_kind(col), datasets.outcome_labels(col),
+            datasets.stray_outcome_note(col, column))
 
 
 def treatment_facts(upload: Upload, column: str) -> tuple[list, list]:
@@ -149,11 +151,12 @@ def treatment_facts(upload: Upload, column: str) -> tuple[list, list]:
     return _treatment_facts(upload.key, column, upload.content)
 
 
-def outcome_facts(upload: Upload, column: str) -> tuple[str, list | None]:
-    """``(kind, labels)`` of the column picked as the outcome: ``"binary"`` or
-    ``"continuous"``, how the mapping step proposes to read it, and the two words that do
-    not say which is a response (:func:`core.data.outcome_labels`) or None; once per upload
-    and column (2.9 s per rerun at 2M text rows before)."""
+def outcome_facts(upload: Upload, column: str) -> tuple[str, list | None, str | None]:
+    """``(kind, labels, strays)`` of the column picked as the outcome: ``"binary"`` or
+    ``"continuous"``, how the mapping step proposes to read it, the two words that do not
+    say which is a response (:func:`core.data.outcome_labels`) or None, and the sentence on
+    a 0/1 column with a few other values (:func:`core.data.stray_outcome_note`) or None;
+    once per upload and column (2.9 s per rerun at 2M text rows before)."""
     return _outcome_facts(upload.key, column, upload.content)
 
 

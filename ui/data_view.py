@@ -68,7 +68,7 @@ def upload_mapping(upload: common.Upload) -> None:
     outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at)
     codes, strays = common.treatment_facts(upload, treatment)  # DataError: not one
     mapping = {"treatment": treatment, "outcome": outcome}
-    guessed, words = common.outcome_facts(upload, outcome)
+    guessed, words, odd_outcome = common.outcome_facts(upload, outcome)
     c3, c4 = st.columns(2)
     kind = c3.radio("The outcome is", datasets.OUTCOME_KINDS, horizontal=True,
                     index=datasets.OUTCOME_KINDS.index(guessed),
@@ -78,6 +78,8 @@ def upload_mapping(upload: common.Upload) -> None:
     c4.caption(f"Detected: **{guessed}** from the values of '{outcome}'. Change it if "
                "that is wrong; a continuous outcome keeps its amounts for the "
                "several-arms models.")
+    if odd_outcome and kind == "continuous":  # 0/1 but for 2 in 5 rows: said, not read
+        st.warning(odd_outcome, icon=":material/help:")  # silently as an amount
     labels = words if kind == "binary" else None
     if labels:  # bought / none: which one is a response?
         mapping["outcome_value"] = st.selectbox(

@@ -32,7 +32,7 @@ __all__ = ["MAX_ARMS", "MAX_CATEGORY_LEVELS", "OUTCOME_KINDS", "arm_codes", "arm
            "check_arm_count", "check_arms_and_outcome", "check_distinct_roles",
            "frame_to_abdata", "frame_to_multiarm", "guess_columns", "guess_control",
            "guess_outcome_kind", "outcome_labels", "stray_arm_codes", "stray_note",
-           "two_arm_defaults"]
+           "stray_outcome_note", "two_arm_defaults"]
 
 #: How an outcome column is read: 0/1 (visit, conversion) or an amount (spend, minutes).
 OUTCOME_KINDS = ("binary", "continuous")
@@ -557,6 +557,29 @@ def stray_arm_codes(col: pd.Series) -> list[tuple[Any, int]]:
     if rest.sum() >= STRAY_SHARE * counts.sum():
         return []
     return [(k.item() if hasattr(k, "item") else k, int(v)) for k, v in rest.items()]
+
+
+def stray_outcome_note(col: pd.Series, column: str) -> str | None:
+    """A sentence when an outcome read as an amount is a 0/1 column but for a few other
+    values (:func:`stray_arm_codes`' rule: ``2`` in 5 of 2,000 rows), naming them and their
+    first data rows; ``None`` otherwise.  Read as an amount, such a column counts ``2`` as a
+    response on the one-treatment pages without a word.
+
+    >>> stray_outcome_note(pd.Series([0, 2, 1, 0, 1, 0, 2] + [0, 1] * 100), "converted")
+    "'converted' is coded 0 / 1 except 2 (2 rows; data rows 2, 7), so it is read as an \
+amount. If it is a 0/1 outcome those rows are errors: correct them in the file."
+    """
+    strays = stray_arm_codes(col)
+    if not strays:
+        return None
+    codes = list(_counts(col).index[:2])
+    odd = np.flatnonzero(col.notna().to_numpy() & ~_match(col, codes, "outcome", column))
+    rows = ", ".join(str(i + 1) for i in odd[:5]) + (", ..." if odd.size > 5 else "")
+    listed = ", ".join(f"{_shown(c)}" for c, _ in strays)
+    return (f"'{column}' is coded {_fmt(codes[0])} / {_fmt(codes[1])} except {listed} "
+            f"({odd.size:,} row{'s' * (odd.size != 1)}; data row{'s' * (odd.size != 1)} "
+            f"{rows}), so it is read as an "
+            "amount. If it is a 0/1 outcome those rows are errors: correct them in the file.")
 
 
 def stray_note(column: str, codes: Sequence[Any], strays: Sequence[tuple[Any, int]]) -> str:
