@@ -327,6 +327,14 @@ def test_report_weighs_runs_against_random_and_states_the_profit_assumptions(pag
     for name, verdict in depth["verdict"].items():
         assert f"{name}: {verdict}" in profit
 
+    # the deciles: each run under its own heading, its chart titled by what it shows (it
+    # repeated the run's name just below that heading)
+    deciles = text[text.index("<h2>Deciles</h2>"):]
+    deciles = deciles[:deciles.index("<h2>", 4)]
+    for rid in chosen:
+        assert deciles.count(labels[rid]) == 1 and f"<h3>{labels[rid]}</h3>" in deciles
+    assert deciles.count('"text":"Uplift by decile"') == len(chosen)
+
 
 def test_the_page_chart_draws_random_targeting(page):
     """The Compare chart shows random targeting (a run below it is no better than mailing at

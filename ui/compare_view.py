@@ -384,8 +384,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
         decile_parts = []
         for rid in chosen:
             table, interval, _ = deciles(ids, splits, labels[rid])
-            decile_parts.append((labels[rid], decile_figure(
-                table, title=labels[rid], note=interval, color=colors[labels[rid]])))
+            decile_parts.append((labels[rid], decile_figure(  # the heading names the run
+                table, title="Uplift by decile", note=interval, color=colors[labels[rid]])))
         share_decile_range([fig for _, fig in decile_parts])  # one scale for every run
         n_splits = len(splits)
         column = auuc_column(cutoff)
