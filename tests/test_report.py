@@ -486,3 +486,19 @@ def test_a_titled_figure_is_headed_by_its_title_and_an_untitled_one_by_its_headi
         "Test-set curves — Qini", None]
     assert curves.count("<h3>Profit by depth</h3>") == 1
     assert curves.count("Plotly.newPlot") == 2
+
+
+@pytest.mark.parametrize("least, difference, interval", [
+    # shares of an arm: two significant digits of the difference (the page's -0.00018)
+    (4, "-0.00018", "-0.00211 to 0.00163"),
+    # counts of responders: the narrowest interval, 2.4 wide, needs one decimal
+    (1, "-3.2", "-4.4 to -2.0"),
+])
+def test_the_paired_table_has_the_pages_decimals(least, difference, interval):
+    d, lo, hi = ((-0.00018, -0.00211, 0.00163) if least == 4 else (-3.2, -4.4, -2.0))
+    paired = pd.DataFrame({"ranker": ["B"], "reference": ["A"], "cutoff": [0.3],
+                           "difference": [d], "ci_low": [lo], "ci_high": [hi],
+                           "p_value": [0.908], "verdict": ["not distinguishable"]})
+    page = comparison_report("t", takeaway="x", paired=paired, cutoff=0.3, least=least)
+    body = cells(tables(page[page.index("<h2>AUUC with intervals</h2>"):])[0])
+    assert body[body.index("not distinguishable") + 1:][:2] == [difference, interval]

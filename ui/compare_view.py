@@ -420,7 +420,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                          "value_column": value_column, "n_rows": len(data.y),
                          "test_rows": round(np.mean([len(s.y) for s in splits])),
                          "n_splits": n_splits},
-            plotly_js=plotly_js)
+            plotly_js=plotly_js, least=least_decimals(definition))
         return html.encode("utf-8")
 
     return build

@@ -33,12 +33,20 @@ from core._validation import (
     check_binary,
     check_choice,
     check_fraction,
+    check_int_at_least,
     check_level,
     check_positive_int,
     check_same_length,
 )
 from core.constants import DASH
-from core.runs.takeaway import definition_sentence, fmt_auuc, fmt_p, takeaway
+from core.runs.takeaway import (
+    definition_sentence,
+    fmt_auuc,
+    fmt_decimals,
+    fmt_p,
+    table_digits,
+    takeaway,
+)
 
 __all__ = ["PROFIT_NOTE", "RANGES_NOTE", "REPORT_SECTIONS", "comparison_report", "config_table",
            "dataset_summary", "html_report", "profit_assumptions", "takeaway"]
@@ -488,9 +496,11 @@ def _auuc_wide(table: pd.DataFrame, level: float) -> pd.DataFrame:
 
 
 def _paired_wide(paired: pd.DataFrame, cutoff: float | None, level: float,
-                 n_boot: int | None) -> pd.DataFrame:
+                 n_boot: int | None, least: int = 4) -> pd.DataFrame:
     """The paired tests as one row per (run, cut-off): verdict first, then the difference to
-    the reference, its interval and the p-value, as text."""
+    the reference, its interval and the p-value, as text, with the page's decimals
+    (:func:`~core.runs.takeaway.table_digits`: "-0.00018", not "-0.0002", beside a
+    takeaway that says 0.00018)."""
     part = paired
     if cutoff is not None:
         part = paired[np.isclose(paired["cutoff"].astype(float), cutoff)]
@@ -500,15 +510,20 @@ def _paired_wide(paired: pd.DataFrame, cutoff: float | None, level: float,
                        index=pd.Index([str(r) for r in part["ranker"]], name="run"))
     if several:
         out["cut-off"] = [_cut_text(float(c)) for c in part["cutoff"]]
-    out["difference to reference"] = [fmt_auuc(v) for v in part["difference"]]
-    out[f"{_cut_text(level)} CI"] = [_interval_text(lo, hi)
-                                     for lo, hi in zip(part["ci_low"], part["ci_high"])]
+    low, high = part["ci_low"].astype(float), part["ci_high"].astype(float)
+    digits = table_digits(part["difference"].astype(float), high - low, least,
+                          most=max(4, least + 2))
+    out["difference to reference"] = [fmt_decimals(v, digits) for v in part["difference"]]
+    out[f"{_cut_text(level)} CI"] = [
+        DASH if _is_missing(lo) or _is_missing(hi)
+        else f"{fmt_decimals(lo, digits)} to {fmt_decimals(hi, digits)}"
+        for lo, hi in zip(low, high)]
     out["p-value"] = [fmt_p(p, n_boot=n_boot).removeprefix("p").removeprefix(" = ").strip()
                       or DASH for p in part["p_value"]]
     return out
 
 
-def _auuc_blocks(auuc, paired, cutoff, level, n_boot) -> list:
+def _auuc_blocks(auuc, paired, cutoff, level, n_boot, least: int = 4) -> list:
     blocks: list = []
     if auuc is None:
         blocks.append("No AUUC table was included.")
@@ -524,7 +539,7 @@ def _auuc_blocks(auuc, paired, cutoff, level, n_boot) -> list:
     elif _PAIRED <= set(paired.columns):
         refs = list(dict.fromkeys(str(r) for r in paired["reference"]))
         blocks.append((f"Paired tests against {' / '.join(refs)}",
-                       _readable(_paired_wide(paired, cutoff, level, n_boot))))
+                       _readable(_paired_wide(paired, cutoff, level, n_boot, least))))
     else:
         cols = list(paired.columns)
         if "verdict" in cols:
@@ -840,6 +855,7 @@ def comparison_report(
     several_arms: Sequence[tuple[str, object]] | None = None,
     assumptions: Mapping[str, Any] | None = None,
     plotly_js: str = "inline",
+    least: int = 4,
 ) -> str:
     """The comparison of several runs as one HTML file for a stakeholder.
 
@@ -920,6 +936,11 @@ def comparison_report(
     plotly_js : {"inline", "cdn"}, default="inline"
         As in :func:`html_report`: a file that opens offline (~5 MB) or a small one whose
         charts load plotly.js from the internet.
+    least : int, default=4
+        Fewest decimals of the paired table's differences and bounds (4 for shares of an
+        arm, 1 for counts of responders): it shows as many as the narrowest interval and
+        two significant digits of the smallest difference need
+        (:func:`~core.runs.takeaway.table_digits`), as the Compare page's paired table.
 
     Returns
     -------
@@ -935,6 +956,7 @@ def comparison_report(
         cutoff = check_fraction(cutoff, "cutoff")
     if n_boot is not None:
         n_boot = check_positive_int(n_boot, "n_boot")
+    least = check_int_at_least(least, "least", 0)
     for name, frame in (("auuc", auuc), ("paired", paired), ("ranks", ranks),
                         ("depth", depth)):
         if frame is not None and not isinstance(frame, pd.DataFrame):
@@ -955,7 +977,7 @@ def comparison_report(
         "takeaway": [takeaway],
         "dataset": _dataset_blocks(dataset, srm),
         "curves": curves or ["No figures were included."],
-        "auuc": _auuc_blocks(auuc, paired, cutoff, level, n_boot),
+        "auuc": _auuc_blocks(auuc, paired, cutoff, level, n_boot, least),
         "definitions": _ranks_blocks(ranks),
         "targeting": _targeting_blocks(depth, profit_assumptions(
             **{"cost_per_treatment": None, **dict(assumptions or {})})),

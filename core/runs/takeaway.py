@@ -33,7 +33,7 @@ from core.constants import DASH
 
 __all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals", "fmt_p",
            "fmt_significant",
-           "random_sentence", "resolving_digits", "takeaway"]
+           "random_sentence", "resolving_digits", "table_digits", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
@@ -63,6 +63,21 @@ def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int 
         return least
     need = significant - 1 - int(np.floor(np.log10(w.min())))
     return int(min(max(need, least), most))
+
+
+def table_digits(values, widths, least: int, most: int = 4) -> int:
+    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and enough
+    for two significant digits of the smallest non-zero value too, up to ``most`` (0.04
+    responders is not "0.0"; with ``most`` 6, a share of 0.000015 is not "0.0000").  With
+    ``least`` 4 or more and ``most`` 4 the values add nothing (differences to a reference:
+    their intervals set the decimals).
+
+    >>> table_digits([-0.00018], [0.00374], least=4, most=6), table_digits([3.2], [9.5], 1)
+    (5, 1)
+    """
+    size = np.abs(np.asarray(list(values), dtype=float))
+    return max(resolving_digits(widths, least=least),
+               resolving_digits(size, least=least, most=max(most, least)))
 
 
 def _apart_from(base: float, others: list) -> Callable:

@@ -12,7 +12,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
-from core.runs.takeaway import fmt_decimals, fmt_p, resolving_digits
+from core.runs.takeaway import fmt_decimals, fmt_p, table_digits
 
 __all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run",
            "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number",
@@ -42,17 +42,6 @@ def least_decimals(definition: str) -> int:
     return 4 if DEFINITIONS[definition].units == "relative" else 1
 
 
-def _shown_digits(values, widths, least: int, most: int = 4) -> int:
-    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and enough
-    for two significant digits of the smallest non-zero value too, up to ``most`` (0.04
-    responders is not "0.0"; with ``most`` 6, a share of 0.000015 is not "0.0000").  With
-    ``least`` 4 or more and ``most`` 4 the values add nothing (differences to a reference:
-    their intervals set the decimals)."""
-    size = np.abs(np.asarray(list(values), dtype=float))
-    return max(resolving_digits(widths, least=least),
-               resolving_digits(size, least=least, most=max(most, least)))
-
-
 def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
     """Decimals for a column of AUUCs: enough for the narrowest of ``widths`` (intervals or
     sds) and for two significant digits of the smallest non-zero value, at least ``least``
@@ -62,7 +51,7 @@ def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
     >>> auuc_decimals([0.0291, 0.0012]), auuc_decimals([0.000048, 0.0016]), auuc_decimals([])
     (4, 6, 4)
     """
-    return _shown_digits(values, widths, least, most=max(4, least + 2))
+    return table_digits(values, widths, least, most=max(4, least + 2))
 
 
 def _interval(low, high, digits: int = 4) -> str:
@@ -138,7 +127,7 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = 
     """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
     if digits is None:  # as the AUUC table: two significant digits of the smallest difference
-        digits = _shown_digits(part["difference"], part["ci_high"] - part["ci_low"], least,
+        digits = table_digits(part["difference"], part["ci_high"] - part["ci_low"], least,
                                most=max(4, least + 2))
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
