@@ -28,12 +28,14 @@ from core._validation import (
     is_integer,
 )
 
-__all__ = ["SCHEMES", "make_splits", "split_problem"]
+__all__ = ["SCHEMES", "make_splits",
+           "split_problem"]  # (what make_splits refuses, asked before any job is queued)
 
 #: Split schemes: one stratified holdout, or ``n_repeats`` stratified random holdouts.
 SCHEMES = ("holdout", "repeated")
-_CELLS = {0: "control non-responders", 1: "control responders",
-          2: "treated non-responders", 3: "treated responders"}
+#: The (treatment, outcome) cells by their stratum 2·t + y.
+_CELLS = ("control non-responders", "control responders", "treated non-responders",
+          "treated responders")
 
 
 def split_problem(y: Any, t: Any, *, test_size: float = 0.3) -> str | None:
