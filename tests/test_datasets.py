@@ -112,8 +112,13 @@ def test_decimal_commas_with_points_grouping_thousands():
              "0;1;1.234.567,1;4.5\n")
     np.testing.assert_allclose(d.X["spend"].to_numpy(), [2969.95, 12.5, 1234.0, 1234567.1])
     np.testing.assert_allclose(d.X["code"].to_numpy(), [1.5, 2.5, 3.5, 4.5])  # points: decimals
-    mixed = read("treatment;visit;z\n1;1;1.5\n0;0;2,5\n1;0;3\n0;1;4\n")  # 1.5 beside 2,5
-    assert mixed.X["z"].tolist() == ["1.5", "2,5", "3", "4"]  # ambiguous: kept as text
+    mixed = read("treatment;visit;z;w;v\n1;1;1.5;0,5;1.000\n0;0;2,5;0.125;2,5\n"
+                 "1;0;3;2,25;3\n0;1;4;1,75;4\n")
+    # ambiguous, kept as text: 1.5 beside 2,5; 0.125 beside 0,5 (it read 125); 1.000 beside
+    # 2,5 (a thousand, or one?)
+    assert mixed.X["z"].tolist() == ["1.5", "2,5", "3", "4"]
+    assert mixed.X["w"].tolist() == ["0,5", "0.125", "2,25", "1,75"]
+    assert mixed.X["v"].tolist() == ["1.000", "2,5", "3", "4"]
 
 
 def test_excel_separator_line_and_a_file_without_a_header_line():

@@ -223,6 +223,11 @@ def _parse(text: str, sep: str, nrows: int | None) -> pd.DataFrame:
         raise DataError(f"The file could not be parsed as CSV: {exc}") from None
 
 
+def _numbers_line(names: list[str]) -> str:
+    return ("The first line holds only numbers (" + ", ".join(names[:4])
+            + (", …" if len(names) > 4 else "") + ")")
+
+
 def _header(raw: pd.DataFrame, warnings: list[str]) -> list[str]:
     names = [str(v).strip() for v in raw.iloc[0]]
     seen: dict[str, list[int]] = {}
@@ -232,9 +237,8 @@ def _header(raw: pd.DataFrame, warnings: list[str]) -> list[str]:
     dups = {k: v for k, v in seen.items() if len(v) > 1}
     if dups:
         if all(_NUMBER.fullmatch(nm) for nm in names if nm):  # 0,0,1.45,…: data, not names
-            raise DataError("The first line holds only numbers (" + ", ".join(names[:4])
-                            + (", …" if len(names) > 4 else "") + "): the file seems to "
-                            "have no header line. Add one with the column names.")
+            raise DataError(f"{_numbers_line(names)}: the file seems to have no header "
+                            "line. Add one with the column names.")
         parts = "; ".join(f"{k!r} (columns {', '.join(map(str, v))})" for k, v in dups.items())
         raise DataError(f"Duplicate column names in the header: {parts}. "
                         "Rename the columns so each name is unique.")
@@ -266,9 +270,14 @@ def _beyond_int64(cells: pd.Series) -> bool:
     return any(not -2**63 <= int(v) < 2**63 for v in long.unique())
 
 
-#: A number as a semicolon- or tab-separated (European) export writes it: a decimal comma,
-#: points grouping thousands (``12,5``, ``2.969,95``, ``1.234.567``).
-_DECIMAL_COMMA = r"[+-]?(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,?\d+)(?:[eE][+-]?\d+)?"
+#: A number as a semicolon- or tab-separated (European) export writes it: a decimal comma
+#: (``12,5``), perhaps with points grouping thousands (``2.969,95``, ``1.234.567``).
+_EXP = r"(?:[eE][+-]?\d+)?"
+_DECIMAL_COMMA = r"[+-]?\d*,?\d+" + _EXP
+_GROUPED = r"[+-]?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?" + _EXP
+#: ... and the cells that can only be read so: a point group before a comma, or two point
+#: groups (``1.000`` alone may be one and a thousandth, or a thousand).
+_SURELY_GROUPED = r"[+-]?[1-9]\d{0,2}(?:\.\d{3})+,\d+|[+-]?[1-9]\d{0,2}(?:\.\d{3}){2,}"
 
 
 def _typed(col: pd.Series, sep: str) -> pd.Series:
@@ -277,19 +286,23 @@ def _typed(col: pd.Series, sep: str) -> pd.Series:
     present = s[~missing]
     if present.empty:
         return pd.Series(np.nan, index=col.index, dtype="float64")
-    comma = _DECIMAL_COMMA
+    either = f"(?:{_DECIMAL_COMMA})|(?:{_GROUPED})"
     head = present.iloc[:50]
     if (pd.to_numeric(head, errors="coerce").isna().any()
-            and (sep == "," or not head.str.fullmatch(comma).all())):
+            and (sep == "," or not head.str.fullmatch(either).all())):
         return s.mask(missing)  # text: cheap exit before converting every cell
     if _beyond_int64(present):
         return s.mask(missing)  # 20-digit IDs: as numbers they would round and collide
     num = _to_number(present)
-    if (num.isna().any() and sep != ","
-            and present.str.fullmatch(comma).all()):
-        # 2.969,95: the points group thousands (only in a column that fully reads so)
-        num = _to_number(present.str.replace(".", "", regex=False)
-                         .str.replace(",", ".", regex=False))
+    if num.isna().any() and sep != ",":
+        if present.str.fullmatch(_DECIMAL_COMMA).all():
+            num = _to_number(present.str.replace(",", ".", regex=False))
+        elif (present.str.fullmatch(either).all()
+              and present.str.fullmatch(_SURELY_GROUPED).any()):
+            # 2.969,95: the points group thousands (a column that reads so in every cell,
+            # one at least unambiguously: 0.125 beside 0,5 stays text, not 125)
+            num = _to_number(present.str.replace(".", "", regex=False)
+                             .str.replace(",", ".", regex=False))
     if num.notna().all() and num.dtype.kind in "iuf":
         if not missing.any():
             return pd.Series(num.to_numpy(), index=col.index)
@@ -353,10 +366,9 @@ def read_frame(source: Any, *, nrows: int | None = None,
     if body.empty:
         raise DataError("The file has a header but no data rows.")
     if len(names) > 1 and all(_NUMBER.fullmatch(nm) for nm in names):
-        warnings.append("The first line holds only numbers (" + ", ".join(names[:4])
-                        + (", …" if len(names) > 4 else "") + "): it was read as the column "
-                        "names, so that row is not in the data. If the file has no header "
-                        "line, add one with the column names.")
+        warnings.append(f"{_numbers_line(names)}: it was read as the column names, so that "
+                        "row is not in the data. If the file has no header line, add one with "
+                        "the column names.")
     frame = pd.DataFrame({nm: _typed(body.iloc[:, i], sep) for i, nm in enumerate(names)})
     empty_unnamed = [nm for nm in names if nm.startswith("Unnamed: ") and frame[nm].isna().all()]
     if empty_unnamed:
