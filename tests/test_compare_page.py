@@ -420,16 +420,16 @@ def test_the_report_comes_offline_or_small_for_e_mail(page):
     assert "offline" in offline.help and "internet" in small.help
 
 
-def _stored_runs(data, runs_dir, models):
-    """Runs of ``models`` written straight into the store: the same test rows, random
-    scores (the page only reads what is stored)."""
+def _stored_runs(data, runs_dir, models, trees=None):
+    """Runs of ``models`` (with ``trees`` each, default 5) written straight into the store:
+    the same test rows, random scores (the page only reads what is stored)."""
     from core.runs.store import RunConfig
 
     store, rng = RunStore(runs_dir), np.random.default_rng(0)
     index = np.arange(0, data.n, 3)
     runs = []
-    for model in models:
-        config = RunConfig.for_data(data, model, {"n_estimators": 5}, dataset="world",
+    for model, n_trees in zip(models, trees or [5] * len(models), strict=True):
+        config = RunConfig.for_data(data, model, {"n_estimators": n_trees}, dataset="world",
                                     options={"n": data.n, "random_state": 0})
         with store.writer(config) as w:
             w.add_split(0, index, data.y[index], data.t[index], rng.random(index.size))
@@ -555,3 +555,20 @@ def test_the_profit_is_valued_in_the_outcome_amount_when_the_outcome_is_one(tmp_
     _stored_runs(at.session_state["data"], tmp_path, ["TwoModel"])
     assert_clean(at.switch_page("pages/compare.py").run())
     assert at.selectbox(key="cmp_value_col").value == "fixed value per response"
+
+
+def test_runs_of_one_model_keep_what_tells_them_apart_in_every_table(tmp_path, monkeypatch):
+    # Two-model with 100 and 500 trees: the paired table (which has no row for the
+    # reference) named its run "TwoModel" under "Against the reference (TwoModel · 100 …)"
+    monkeypatch.setenv("UPRANK_RUNS_DIR", str(tmp_path))
+    at = small_world(assert_clean(AppTest.from_file(APP, default_timeout=60).run()))
+    _stored_runs(at.session_state["data"], tmp_path, ["TwoModel", "TwoModel"], [100, 500])
+    assert_clean(at.switch_page("pages/compare.py").run())
+    assert_clean(at.toggle(key="cmp_boot").set_value(True).run())
+    names = {"TwoModel · 100 trees", "TwoModel · 500 trees"}
+    auuc = _frame(at, "cmp_table")
+    assert names <= set(auuc.index)
+    paired = _frame(at, "cmp_paired")
+    assert len(paired) == 1 and set(paired.index) < names
+    assert any(c.value.startswith("Every run picked: one 70/30 split · seed 0. ")
+               for c in at.caption)

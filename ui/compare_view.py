@@ -663,8 +663,10 @@ def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition:
         st.markdown(f"**Against the reference** ({labels[tables.reference]}) at {cutoff:.0%}")
         paired = paired_display(tables.paired, cutoff=cutoff, n_boot=tables.n_boot,
                                 least=least_decimals(definition))
-        st.dataframe(paired.rename(index=short_names(paired.index, drop_shared=True)), width="stretch",
-                     key="cmp_paired")
+        # the legend's names: what every picked run shares (the reference among them, which
+        # has no row here) left out; from the rows alone "· 500 trees" was dropped as shared
+        short = short_names([labels[tables.reference], *paired.index], drop_shared=True)
+        st.dataframe(paired.rename(index=short), width="stretch", key="cmp_paired")
 
 
 def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
