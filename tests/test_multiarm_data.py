@@ -349,3 +349,21 @@ def test_per_arm_runs_resolve_every_kind_of_dataset_choice(tmp_path):
         path, treatment="treatment", outcome="visit").fingerprint()
     with pytest.raises(DataError, match="two-arm A/B test"):
         load_multiarm(choice.to_params())
+
+
+def test_an_amount_with_only_the_treated_arm_named_takes_the_other_code_as_control():
+    # As for a 0/1 outcome: red / blue, treatment_value='red', no control_value (it was
+    # refused: 'say which one is the control arm')
+    from core.data import read_ab_csv
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"x": rng.normal(size=200), "arm": rng.choice(["red", "blue"], 200),
+                          "spend": np.where(rng.random(200) < 0.3, rng.gamma(2, 5, 200), 0.0)})
+    data = read_ab_csv(_csv(frame), treatment="arm", outcome="spend", outcome_kind="continuous",
+                       treatment_value="red")
+    assert data.multiarm.arms == ["blue", "red"]
+    np.testing.assert_array_equal(data.t, (frame["arm"] == "red").astype(int))
+    with pytest.raises(DataError, match="control arm"):  # two others: which one?
+        read_ab_csv(_csv(frame.assign(arm=rng.choice(["red", "blue", "green"], 200))),
+                    treatment="arm", outcome="spend", outcome_kind="continuous",
+                    treatment_value="red")

@@ -285,6 +285,20 @@ def test_a_zero_one_outcome_with_a_few_other_values_is_named_with_its_rows(rng):
     assert "except 2" not in texts(at.warning)  # read as 0/1: the refusal says the rest
 
 
+def test_an_amount_outcome_with_codes_a_and_b_preselects_a_as_control(rng):
+    n = 300  # as for a 0/1 outcome (the amount's control box had nothing preselected)
+    arms = rng.choice(["A", "B"], n, p=[0.7, 0.3])
+    spend = np.where(rng.random(n) < 0.3, rng.gamma(2.0, 10.0, n).round(2), 0.0)
+    body = "\n".join(f"{a},{b},{c}" for a, b, c in zip(arms, spend, rng.integers(0, 9, n)))
+    at = run_page()
+    assert_clean(at.file_uploader(key="data_upload").set_value(
+        ("ab.csv", ("group,spend,age\n" + body + "\n").encode(), "text/csv")).run())
+    assert at.radio(key="data_kind_spend").value == "continuous"
+    assert at.selectbox(key="data_cv_all").value == "A"
+    assert_clean(at.button(key="data_use_csv").click().run())
+    assert at.metric[1].value == f"{int((arms == 'B').sum()):,}"  # Treated: B
+
+
 def test_two_arms_of_an_amount_outcome_keep_those_arms_and_the_amounts_name(rng):
     """Three arms with revenue, 'compare two arms': the two arms' rows only (it kept all
     three, without a word), and the amount named as the file names it (it read 'outcome

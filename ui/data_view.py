@@ -97,8 +97,11 @@ def upload_mapping(upload: common.Upload) -> None:
         mapping["outcome_kind"] = kind
     if all_arms or (kind == "continuous" and len(codes) == 2):
         mapping["all_arms"] = True
-        control = datasets.guess_control(codes)  # a code of 0 is a real answer
-        mapping["control_value"] = st.selectbox(  # none, or several: ask
+        # two codes as in the two-arm case (0 / 1, A / B); of several the one that reads as
+        # control — none, or several: ask
+        at = datasets.two_arm_defaults(codes)[1] if len(codes) == 2 else None
+        control = codes[at] if at is not None else datasets.guess_control(codes)
+        mapping["control_value"] = st.selectbox(
             "Control arm", codes, key="data_cv_all",
             index=None if control is None else codes.index(control),
             placeholder="Which code is the control arm?")

@@ -683,7 +683,8 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
         :func:`core.data.read_ab_csv`).
     treatment_value : scalar or list, optional
         Keep only this treatment arm (or these) beside the control: the rows of the other
-        arms are dropped, said in the warnings (two arms of an amount outcome).
+        arms are dropped, said in the warnings (two arms of an amount outcome).  Without
+        ``control_value``, a column with exactly one other code has that code as control.
     design : array of shape (K+1,), optional
         Designed arm shares (control first).  Default: equal shares, unless the arm counts
         refute them (χ² p < 0.001), then the observed shares, with a warning.
@@ -704,6 +705,11 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
         raise ValueError(f"outcome_kind must be one of {OUTCOME_KINDS}; got {outcome_kind!r}.")
     col = df[treatment]
     check_arm_count(col, treatment)
+    if treatment_value is not None and control_value is None:  # the one other code, as
+        rest = ~_match(col, _as_codes(treatment_value), "treatment_value", treatment)
+        left = arm_codes(col[rest & col.notna().to_numpy()])  # frame_to_abdata reads it
+        if len(left) == 1:
+            control_value = left[0]
     control_code = _control_code(col, treatment, control_value)
     other = np.zeros(len(df), dtype=bool)  # rows of arms left out
     if treatment_value is not None:  # chosen arms: the rows of the others go, said so

@@ -87,7 +87,7 @@ def read_ab_csv(source: Any, *, treatment: str, outcome: str,
     outcome_kind : {"binary", "continuous"}, optional
         ``"continuous"`` reads the outcome as an amount (spend, minutes); it implies the
         A/B/n reading (``.multiarm`` holds the amounts, the two-arm view ``outcome > 0``),
-        of every arm, or of the two that ``treatment_value`` and ``control_value`` name.
+        of every arm, or of the control and the arm(s) ``treatment_value`` names.
         Default: 0/1 codings are binary.
     outcome_value : scalar, optional
         The code of a response in an outcome written as two words (``"bought"`` of
