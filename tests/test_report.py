@@ -502,3 +502,15 @@ def test_the_paired_table_has_the_pages_decimals(least, difference, interval):
     page = comparison_report("t", takeaway="x", paired=paired, cutoff=0.3, least=least)
     body = cells(tables(page[page.index("<h2>AUUC with intervals</h2>"):])[0])
     assert body[body.index("not distinguishable") + 1:][:2] == [difference, interval]
+
+
+def test_a_long_auuc_table_takes_the_decimals_of_its_smallest_value():
+    # a rare outcome: 0.000048 beside 0.0012 (fmt_auuc's fixed 4 decimals wrote 0.0000)
+    long = pd.DataFrame({"ranker": ["A", "A", "B", "B"], "cutoff": [0.1, 1.0, 0.1, 1.0],
+                         "auuc": [0.000048, 0.0012, 0.000031, 0.0011],
+                         "ci_low": [0.00001, 0.0009, 0.0, 0.0008],
+                         "ci_high": [0.00009, 0.0015, 0.00007, 0.0014]})
+    page = comparison_report("t", takeaway="x", auuc=long)
+    body = cells(tables(page[page.index("<h2>AUUC with intervals</h2>"):])[0])
+    assert body[body.index("A") + 1:][:4] == ["0.000048", "0.000010 to 0.000090", "0.001200",
+                                              "0.000900 to 0.001500"]

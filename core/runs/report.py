@@ -13,7 +13,8 @@ caller passes ``generated_at``.
 with its sample-ratio check, the curves, AUUC with intervals and the paired tests, definition
 sensitivity, targeting value, deciles and the run configurations
 (:func:`config_table`).  Its tables are written for people: counts with thousands
-separators, AUUC with 4 decimals, shares in per cent and "—" for a missing number.
+separators, AUUC with the decimals its values need, shares in per cent and "—" for a
+missing number.
 """
 
 from __future__ import annotations
@@ -40,11 +41,10 @@ from core._validation import (
 )
 from core.constants import DASH
 from core.runs.takeaway import (
+    auuc_decimals,
     definition_sentence,
-    fmt_auuc,
     fmt_decimals,
     fmt_p,
-    table_digits,
     takeaway,
 )
 
@@ -469,28 +469,31 @@ def _cut_text(cutoff: float) -> str:
     return f"{cutoff * 100:g} %"
 
 
-def _interval_text(low, high) -> str:
+def _interval_text(low, high, digits: int) -> str:
     if _is_missing(low) or _is_missing(high):
         return DASH
-    return f"{fmt_auuc(low)} to {fmt_auuc(high)}"
+    return f"{fmt_decimals(low, digits)} to {fmt_decimals(high, digits)}"
 
 
-def _auuc_wide(table: pd.DataFrame, level: float) -> pd.DataFrame:
+def _auuc_wide(table: pd.DataFrame, level: float, least: int = 4) -> pd.DataFrame:
     """A long ``BootstrapResult.table()`` as one row per run: AUUC and its interval per
-    cut-off, as text."""
+    cut-off, as text, every cell with the decimals of :func:`auuc_decimals`."""
     lvl = _cut_text(level)
     cutoffs = list(dict.fromkeys(table["cutoff"].astype(float).tolist()))
     runs = list(dict.fromkeys(str(r) for r in table["ranker"]))
     out = pd.DataFrame(index=pd.Index(runs, name="run"))
     has_ci = {"ci_low", "ci_high"} <= set(table.columns)
+    digits = auuc_decimals(table["auuc"].astype(float), (table["ci_high"] - table["ci_low"])
+                           .astype(float) if has_ci else (), least=least)
     for c in cutoffs:
         part = table[np.isclose(table["cutoff"].astype(float), c)]
         part = part.assign(ranker=part["ranker"].astype(str)).set_index("ranker")
-        out[f"AUUC @{_cut_text(c)}"] = [fmt_auuc(part.at[r, "auuc"]) if r in part.index
-                                        else DASH for r in runs]
+        out[f"AUUC @{_cut_text(c)}"] = [
+            DASH if r not in part.index or _is_missing(part.at[r, "auuc"])
+            else fmt_decimals(part.at[r, "auuc"], digits) for r in runs]
         if has_ci:
             out[f"{lvl} CI @{_cut_text(c)}"] = [
-                _interval_text(part.at[r, "ci_low"], part.at[r, "ci_high"])
+                _interval_text(part.at[r, "ci_low"], part.at[r, "ci_high"], digits)
                 if r in part.index else DASH for r in runs]
     return out
 
@@ -499,7 +502,7 @@ def _paired_wide(paired: pd.DataFrame, cutoff: float | None, level: float,
                  n_boot: int | None, least: int = 4) -> pd.DataFrame:
     """The paired tests as one row per (run, cut-off): verdict first, then the difference to
     the reference, its interval and the p-value, as text, with the page's decimals
-    (:func:`~core.runs.takeaway.table_digits`: "-0.00018", not "-0.0002", beside a
+    (:func:`~core.runs.takeaway.auuc_decimals`: "-0.00018", not "-0.0002", beside a
     takeaway that says 0.00018)."""
     part = paired
     if cutoff is not None:
@@ -511,13 +514,10 @@ def _paired_wide(paired: pd.DataFrame, cutoff: float | None, level: float,
     if several:
         out["cut-off"] = [_cut_text(float(c)) for c in part["cutoff"]]
     low, high = part["ci_low"].astype(float), part["ci_high"].astype(float)
-    digits = table_digits(part["difference"].astype(float), high - low, least,
-                          most=max(4, least + 2))
+    digits = auuc_decimals(part["difference"].astype(float), high - low, least=least)
     out["difference to reference"] = [fmt_decimals(v, digits) for v in part["difference"]]
-    out[f"{_cut_text(level)} CI"] = [
-        DASH if _is_missing(lo) or _is_missing(hi)
-        else f"{fmt_decimals(lo, digits)} to {fmt_decimals(hi, digits)}"
-        for lo, hi in zip(low, high)]
+    out[f"{_cut_text(level)} CI"] = [_interval_text(lo, hi, digits)
+                                     for lo, hi in zip(low, high)]
     out["p-value"] = [fmt_p(p, n_boot=n_boot).removeprefix("p").removeprefix(" = ").strip()
                       or DASH for p in part["p_value"]]
     return out
@@ -528,7 +528,7 @@ def _auuc_blocks(auuc, paired, cutoff, level, n_boot, least: int = 4) -> list:
     if auuc is None:
         blocks.append("No AUUC table was included.")
     elif {"ranker", "cutoff", "auuc"} <= set(auuc.columns):
-        blocks.append(_readable(_auuc_wide(auuc, level)))
+        blocks.append(_readable(_auuc_wide(auuc, level, least)))
     else:
         blocks.append(_readable(auuc))
     if paired is None:
@@ -940,14 +940,16 @@ def comparison_report(
         Fewest decimals of the paired table's differences and bounds (4 for shares of an
         arm, 1 for counts of responders): it shows as many as the narrowest interval and
         two significant digits of the smallest difference need
-        (:func:`~core.runs.takeaway.table_digits`), as the Compare page's paired table.
+        (:func:`~core.runs.takeaway.auuc_decimals`), as the Compare page's tables; the
+        same for a long AUUC table (``auuc``).
 
     Returns
     -------
     str
         The HTML document.  Tables hold text: "—" for a missing number, thousands
-        separators for counts, AUUC with 4 decimals (:func:`~core.runs.takeaway.fmt_auuc`),
-        shares in per cent.
+        separators for counts, AUUC with the decimals its values and intervals need
+        (:func:`~core.runs.takeaway.auuc_decimals`: at least 4, or 1 for counts), shares
+        in per cent.
     """
     if not isinstance(takeaway, str):
         raise ValueError(f"takeaway must be a string; got {type(takeaway).__name__}.")

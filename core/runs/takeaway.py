@@ -31,9 +31,9 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals", "fmt_p",
+__all__ = ["auuc_decimals", "beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals", "fmt_p",
            "fmt_significant",
-           "random_sentence", "resolving_digits", "table_digits", "takeaway"]
+           "random_sentence", "resolving_digits", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
@@ -65,19 +65,22 @@ def resolving_digits(widths, *, least: int = 4, most: int = 8, significant: int 
     return int(min(max(need, least), most))
 
 
-def table_digits(values, widths, least: int, most: int = 4) -> int:
-    """Decimals for a table: :func:`resolving_digits` of the interval ``widths``, and enough
-    for two significant digits of the smallest non-zero value too, up to ``most`` (0.04
-    responders is not "0.0"; with ``most`` 6, a share of 0.000015 is not "0.0000").  With
-    ``least`` 4 or more and ``most`` 4 the values add nothing (differences to a reference:
-    their intervals set the decimals).
+def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
+    """Decimals for a table of AUUCs or of their differences: enough for the narrowest of
+    ``widths`` (intervals or sds, :func:`resolving_digits`) and for two significant digits
+    of the smallest non-zero value, at least ``least`` (4 for shares of an arm, 1 for counts
+    of responders) and at most two more than that (at most 4 for counts).  AUUC@10 % of a
+    rare outcome (Hillstrom's 0.6 % conversion) is ~1e-5 of an arm: "0.000048", not
+    "0.0000"; a difference of -0.00018 is not "-0.0002".
 
-    >>> table_digits([-0.00018], [0.00374], least=4, most=6), table_digits([3.2], [9.5], 1)
+    >>> auuc_decimals([0.0291, 0.0012]), auuc_decimals([0.000048, 0.0016]), auuc_decimals([])
+    (4, 6, 4)
+    >>> auuc_decimals([-0.00018], [0.00374]), auuc_decimals([3.2], [9.5], least=1)
     (5, 1)
     """
     size = np.abs(np.asarray(list(values), dtype=float))
     return max(resolving_digits(widths, least=least),
-               resolving_digits(size, least=least, most=max(most, least)))
+               resolving_digits(size, least=least, most=max(4, least + 2)))
 
 
 def _apart_from(base: float, others: list) -> Callable:

@@ -12,7 +12,7 @@ from core.evaluation.across_splits import TestSplit
 from core.evaluation.curves import DEFINITIONS, UpliftCurves
 from core.runs.export import safe_csv_bytes
 from core.runs.presets import run_label
-from core.runs.takeaway import fmt_decimals, fmt_p, table_digits
+from core.runs.takeaway import auuc_decimals, fmt_decimals, fmt_p
 
 __all__ = ["auuc_csv", "auuc_decimals", "auuc_display", "bands_frame", "best_run",
            "constant_rankers", "default_runs", "depth_display", "display_labels", "fmt_number",
@@ -40,18 +40,6 @@ def least_decimals(definition: str) -> int:
     """Fewest decimals for a definition's AUUCs: 4 for shares of an arm (relative), 1 for
     counts of responders (absolute)."""
     return 4 if DEFINITIONS[definition].units == "relative" else 1
-
-
-def auuc_decimals(values, widths=(), *, least: int = 4) -> int:
-    """Decimals for a column of AUUCs: enough for the narrowest of ``widths`` (intervals or
-    sds) and for two significant digits of the smallest non-zero value, at least ``least``
-    and at most two more (four for counts of responders).  AUUC@10 % of a rare outcome
-    (Hillstrom's 0.6 % conversion) is ~1e-5 of an arm: "0.000048", not "0.0000".
-
-    >>> auuc_decimals([0.0291, 0.0012]), auuc_decimals([0.000048, 0.0016]), auuc_decimals([])
-    (4, 6, 4)
-    """
-    return table_digits(values, widths, least, most=max(4, least + 2))
 
 
 def _interval(low, high, digits: int = 4) -> str:
@@ -127,8 +115,8 @@ def paired_display(paired: pd.DataFrame, *, cutoff: float, digits: int | None = 
     """
     part = paired[np.isclose(paired["cutoff"], cutoff)]
     if digits is None:  # as the AUUC table: two significant digits of the smallest difference
-        digits = table_digits(part["difference"], part["ci_high"] - part["ci_low"], least,
-                               most=max(4, least + 2))
+        digits = auuc_decimals(part["difference"], part["ci_high"] - part["ci_low"],
+                               least=least)
     # The reference is named once, in the heading above the table.
     verdicts = [str(v).replace(str(ref), "the reference")
                 for v, ref in zip(part["verdict"], part["reference"])]
