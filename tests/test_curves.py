@@ -420,6 +420,8 @@ def test_a_cutoff_before_the_first_point_warns_that_its_area_is_the_empty_sum(de
         assert auuc(y, t, s, definition=definition, cutoff=cutoff) == 0.0
     with pytest.warns(UndefinedMetricWarning, match="keeps no point"):
         assert UpliftCurves(y, t, s).auucs(definition, [cutoff, 1.0])[0] == 0.0
+    with pytest.warns(UndefinedMetricWarning, match="keeps no point"):  # and its baseline
+        assert UpliftCurves(y, t, s).random_auuc(definition, cutoff=cutoff) == 0.0
     with warnings.catch_warnings():  # the first point itself is kept: no warning
         warnings.simplefilter("error")
         first = auuc(y, t, s, definition=definition, cutoff=1 / grid)

@@ -504,12 +504,18 @@ class UpliftCurves:
         self._warn_if_no_point(d, cutoffs)
         return self._areas(d, cutoffs)
 
+    def _last_point(self, definition: str, cutoff: float) -> tuple[int, int]:
+        """``(M, K)``: the curve's grid size (``n`` joint, 100 separate) and the last of
+        its points an AUUC at ``cutoff`` sums (SPEC §2; 0 when none is)."""
+        grid = self.n if DEFINITIONS[definition].setting == "joint" else SEPARATE_POINTS
+        return grid, int(np.floor(cutoff * grid + 1e-9))
+
     def _warn_if_no_point(self, definition: str, cutoffs: list[float]) -> None:
         """Warn when a cut-off lies before the curve's first point (``1/n`` joint, 1 %
         separate): its AUUC is the empty sum, 0, which must not pass for a result."""
-        grid = self.n if DEFINITIONS[definition].setting == "joint" else SEPARATE_POINTS
-        empty = [c for c in cutoffs if np.floor(c * grid + 1e-9) < 1]
+        empty = [c for c in cutoffs if self._last_point(definition, c)[1] < 1]
         if empty:
+            grid = self._last_point(definition, empty[0])[0]
             warnings.warn(
                 f"AUUC ({definition}) at cut-off {min(empty):g} keeps no point of the curve "
                 f"(its first point is at 1/{grid:,} = {1 / grid:.3g}): the area is the empty "
@@ -521,8 +527,8 @@ class UpliftCurves:
     def _areas(self, definition: str, cutoffs: list[float]) -> list[float]:
         if not cutoffs:
             return []
+        lasts = [self._last_point(definition, c)[1] for c in cutoffs]
         if DEFINITIONS[definition].setting == "joint":
-            lasts = [int(np.floor(c * self.n + 1e-9)) for c in cutoffs]
             v = self._joint_cache.get(definition)
             if v is None and self._counts is not None:
                 # a resample: V up to the last cut-off, in its ranking's buffer
@@ -533,8 +539,7 @@ class UpliftCurves:
                 v = self._joint_values(definition)
             return [float(v[1 : last + 1].sum() / self.n) for last in lasts]
         v = self._separate_values(definition, SEPARATE_POINTS)
-        return [float(v[1 : int(np.floor(c * SEPARATE_POINTS + 1e-9)) + 1].sum()
-                      / SEPARATE_POINTS) for c in cutoffs]
+        return [float(v[1 : last + 1].sum() / SEPARATE_POINTS) for last in lasts]
 
     def _scratch(self, size: int) -> np.ndarray:
         """A float64 buffer of ``size`` kept by this ranking and reused by its resamples (a
@@ -555,8 +560,8 @@ class UpliftCurves:
         cutoff = check_fraction(cutoff, "cutoff")
         if self._warn_if_degenerate(f"Random AUUC ({definition})"):
             return float("nan")
-        grid = self.n if d.setting == "joint" else SEPARATE_POINTS
-        last = int(np.floor(cutoff * grid + 1e-9))
+        self._warn_if_no_point(definition, [cutoff])
+        grid, last = self._last_point(definition, cutoff)
         return float(self.endpoint(definition) * (last * (last + 1) / 2) / grid**2)
 
     #: the separate definition with the same ``V(1)`` (``uplift_joint_abs``: times ``n``)
