@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from core._validation import check_binary, check_same_length
+from core.data.splits import split_problem
 
 __all__ = ["ROUND_SHARES", "SMALL_CELL", "SMD_THRESHOLD", "SRM_ALPHA", "balance_labels",
            "covariate_balance", "imbalance_note", "rounded_share", "share_text",
@@ -157,10 +158,10 @@ def small_cells_note(y: Any, t: Any, *, least: int = SMALL_CELL) -> str | None:
              for cell, what in names.items() if count[cell] < least]
     if not small:
         return None
-    refused = any(0 < c < 2 for c in count.values())  # as make_splits refuses
+    refused = split_problem(y, t) is not None  # what make_splits refuses
     return (f"Few rows in some cells: {', '.join(small)}. Training splits the rows within "
             "each treated/control × responder cell, "
-            + ("and refuses a cell of a single row: models cannot be trained on these data."
+            + ("and cannot split these: models cannot be trained on these data."
                if refused else "and models learn little from a handful; treat any "
                "result as noise."))
 
