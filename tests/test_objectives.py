@@ -9,6 +9,7 @@ MAUC, recomputing AP for MAP).
 from __future__ import annotations
 
 import math
+import warnings
 
 import lightgbm as lgb
 import numba  # noqa: F401 - required (requirements.txt): the compiled back-end must be tested
@@ -581,6 +582,14 @@ def test_a_query_too_large_for_the_exact_kernel_warns_when_too_spread(rng, backe
     scores = np.r_[1e4, rng.normal(size=n - 1)]
     with pytest.warns(RuntimeWarning, match=r"20,001-row query .* bins 9\.\d+ wide"):
         lambda_gradients(scores, abs3, metric="pcg")
+    from core.objectives._plan import Plan
+
+    plan = Plan(abs3, None, metric="pcg", k=None, method="auto", bins=256, sigma=1.0)
+    with warnings.catch_warnings(record=True) as caught:  # a training: once, not per round
+        warnings.simplefilter("always")
+        for shift in range(3):
+            plan.gradients(scores + shift)
+    assert len([w for w in caught if "bins" in str(w.message)]) == 1
 
 
 # --------------------------------------------------------------------------------------------

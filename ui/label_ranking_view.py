@@ -134,8 +134,8 @@ def show_data(data: lrdata.LabelRankingData, key: tuple) -> None:
     f2.plotly_chart(lengths, width="stretch", key="lr_len")
     if consensus is not None:
         with st.expander("Consensus ranking of each group (paper Figure 2)"):
-            st.caption("The five labels each group ranks highest on average (Borda count: "
-                       "a label's mean position, unranked labels sharing the last places).")
+            st.caption("The labels each group ranks highest on average (Borda count: a "
+                       "label's mean position, unranked labels sharing the last places).")
             # one wrapping cell per group: a column per rank scrolled sideways at a
             # laptop's 1,280 px (#4 and #5 out of sight)
             st.table(consensus)
@@ -322,6 +322,7 @@ def consensus_table(data, top: int = 5) -> pd.DataFrame | None:
         return None
     groups = np.asarray(data.groups)
     Y = np.asarray(data.Y)
+    top = min(top, Y.shape[1])  # three labels: "top 3"
     rows = {}
     for g in sorted(set(groups.tolist()), key=str):
         scores = borda_consensus(Y[groups == g])

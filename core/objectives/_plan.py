@@ -158,6 +158,7 @@ class Plan:
         self._ties = False  # the last sorted scores were mostly tied: bucket-sort the next
         self._sort_times: dict[str, list[float]] = {"packed": [], "bucket": []}
         self._packed_faster: bool | None = None  # decided after SORT_TRIALS rounds of each
+        self._warned_wide = False  # a query too spread for its bins and the exact kernel
 
     # ---- which kernel runs each query ------------------------------------------------------
     def _assign(self, method: str) -> None:
@@ -270,13 +271,17 @@ class Plan:
     def _too_wide(self, xs: np.ndarray, start: int, size: int) -> bool:
         """Whether a binned query's sorted scores ``xs[start:start + size]`` spread too
         wide for its bins (:data:`~core.objectives._kernels.TRUSTED_BIN_WIDTH`): True sends
-        it to the exact kernel this round.  A query too large for the exact kernel stays
-        binned, with a warning giving its bin width."""
+        it to the exact kernel this round (O(n²): up to 4e8 pairs at 20,000 rows).  A query
+        too large for the exact kernel stays binned, with a warning giving its bin width
+        (once per plan: a training would repeat it every round)."""
         width, _ = _kern.grid(xs[start:start + size], self.bins)
         if width <= _kern.TRUSTED_BIN_WIDTH:
             return False
         if size <= EXACT_MAX_ROWS:
             return True
+        if self._warned_wide:  # once per plan, not once per boosting round
+            return False
+        self._warned_wide = True
         warnings.warn(
             f"the scores (times sigma={self.sigma:g}) of a {size:,}-row query spread from "
             f"{xs[start + size - 1]:.3g} to {xs[start]:.3g}: the binned λ-gradients use bins "
