@@ -31,9 +31,8 @@ import pandas as pd
 from core._validation import check_fraction, check_level, check_positive_int
 from core.constants import DASH
 
-__all__ = ["auuc_decimals", "beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals", "fmt_p",
-           "fmt_significant",
-           "random_sentence", "resolving_digits", "takeaway"]
+__all__ = ["auuc_decimals", "beats_random", "definition_sentence", "fmt_auuc", "fmt_decimals",
+           "fmt_p", "fmt_significant", "random_sentence", "resolving_digits", "takeaway"]
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                  8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
