@@ -290,6 +290,7 @@ REFUSALS = [
      (r"Column 'treatment' has only one arm: every row is 1\. An A/B test needs treated and "
       r"control rows\.")),
     (b"treatment,visit,x\nyes,1,1\nyes,0,2\n", {}, r"only one arm: every row is 'yes'"),
+    (b"treatment,visit,x\n1,0,3\n", {}, r"The file has a single data row: an A/B test"),
     (b"treatment,visit,x\nA,1,1\nB,0,2\nC,0,3\nA,0,4\n", {},
      r"Column 'treatment' has 3 codes: 'A' \(2 rows\), .*treatment_value= and control_value="),
     (b"treatment,visit,x\nA,1,1\nB,0,2\n", {}, r"two codes, 'A' and 'B'.*treatment_value="),

@@ -384,6 +384,9 @@ def _check_mapping(df: pd.DataFrame, treatment: str, outcome: str,
         if col not in columns:
             raise _missing_column(col, param, columns)
     check_distinct_roles(treatment, outcome)
+    if len(df) == 1:  # said so, rather than "only one arm: every row is 1"
+        raise DataError("The file has a single data row: an A/B test needs rows of treated "
+                        "and of control customers.")
     if features is None:
         return None
     features = [features] if isinstance(features, str) else list(features)
