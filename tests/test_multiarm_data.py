@@ -363,7 +363,7 @@ def test_an_amount_with_only_the_treated_arm_named_takes_the_other_code_as_contr
                        treatment_value="red")
     assert data.multiarm.arms == ["blue", "red"]
     np.testing.assert_array_equal(data.t, (frame["arm"] == "red").astype(int))
-    with pytest.raises(DataError, match="control arm"):  # two others: which one?
+    with pytest.raises(DataError, match="other arm is ambiguous"):  # two others: which?
         read_ab_csv(_csv(frame.assign(arm=rng.choice(["red", "blue", "green"], 200))),
                     treatment="arm", outcome="spend", outcome_kind="continuous",
                     treatment_value="red")

@@ -708,16 +708,14 @@ def frame_to_multiarm(df: pd.DataFrame, *, treatment: str, outcome: str,
         raise ValueError(f"outcome_kind must be one of {OUTCOME_KINDS}; got {outcome_kind!r}.")
     col = df[treatment]
     check_arm_count(col, treatment)
-    if treatment_value is not None and control_value is None:  # the one other code, as
-        rest = ~_match(col, _as_codes(treatment_value), "treatment_value", treatment)
-        left = arm_codes(col[rest & col.notna().to_numpy()])  # frame_to_abdata reads it
-        if len(left) == 1:
-            control_value = left[0]
-    control_code = _control_code(col, treatment, control_value)
     other = np.zeros(len(df), dtype=bool)  # rows of arms left out
-    if treatment_value is not None:  # chosen arms: the rows of the others go, said so
-        coded = _code_treatment(col, treatment, treatment_value, control_code, warnings)
+    if treatment_value is not None:  # chosen arms, read as frame_to_abdata reads them (the
+        # one other code the control when none is named); the rows of the others go, said so
+        coded = _code_treatment(col, treatment, treatment_value, control_value, warnings)
         other = np.isnan(coded) & col.notna().to_numpy()
+        control_code = arm_codes(col[coded == 0])[0]
+    else:
+        control_code = _control_code(col, treatment, control_value)
     control_rows = _match(col, [control_code], "control_value", treatment)
     hits = {code: _match(col, [code], "arm", treatment) for code in arm_codes(col[~other])}
     codes = sorted(hits, key=lambda c: not (hits[c] & control_rows).any())  # control first
