@@ -3,14 +3,13 @@ definition ranks say — numbers, direction, verdict, scope — and nothing else
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from core.evaluation.compare import bootstrap_auuc, definition_ranks
 from core.runs.takeaway import definition_sentence, fmt_p, takeaway
+from core.runs.views import paired_display
 
 
 def paired_frame(rows, reference="B"):
@@ -21,39 +20,25 @@ def paired_frame(rows, reference="B"):
           "ci_high": hi, "p_value": p, "verdict": v} for r, c, d, lo, hi, p, v in rows])
 
 
-def expected_pair(run, ref, d, lo, hi, p, conclusion):
-    """The sentence for one pair, written from the numbers by the rule of the docstring:
-    the leader is the larger AUUC, the difference and interval are leader − other."""
-    lead, other, gap, low, high = (run, ref, d, lo, hi) if d >= 0 else (ref, run, -d, -hi, -lo)
-    fmt = gap_format(gap)
-    return (f"{lead} leads {other} by {fmt(gap)} AUUC (95 % CI {fmt(low)} to {fmt(high)}, "
-            f"p = {p:.3f}): {conclusion}.")
-
-
-def gap_format(gap):
-    """Numbers of a pair's sentence as the page's paired table writes them: at least 4
-    decimals and two significant digits of the difference (at most 6); a bound those
-    decimals would show with one significant digit gets two, trailing zeros dropped."""
-    d = min(6, max(4, 1 - math.floor(math.log10(abs(gap)))))
-
-    def fmt(v):
-        if 0 < abs(v) < 10.0 ** (1 - d):
-            return f"{v:.{1 - math.floor(math.log10(abs(v)))}f}".rstrip("0")
-        return f"{v:.{d}f}"
-    return fmt
-
-
-@pytest.mark.parametrize("d, lo, hi, p, conclusion", [
-    (0.0041, 0.0012, 0.0070, 0.004, "A is better"),
-    (-0.0052, -0.0081, -0.0017, 0.012, "A is worse"),
-    (0.0016, -0.0007, 0.0044, 0.2, "the two are not distinguishable"),
-    (-0.0009, -0.0031, 0.0013, 0.46, "the two are not distinguishable"),
+@pytest.mark.parametrize("d, lo, hi, p, sentence", [
+    # the leader is the larger AUUC; difference and interval are leader − other, with the
+    # page's paired-table decimals (two significant digits of the difference, enough for the
+    # interval's width): written out by hand
+    (0.0041, 0.0012, 0.0070, 0.004,
+     "A leads B by 0.0041 AUUC (95 % CI 0.0012 to 0.0070, p = 0.004): A is better."),
+    (-0.0052, -0.0081, -0.0017, 0.012,
+     "B leads A by 0.0052 AUUC (95 % CI 0.0017 to 0.0081, p = 0.012): A is worse."),
+    (0.0016, -0.0007, 0.0044, 0.2,
+     "A leads B by 0.0016 AUUC (95 % CI -0.0007 to 0.0044, p = 0.200): the two are not "
+     "distinguishable."),
+    (-0.0009, -0.0031, 0.0013, 0.46,
+     "B leads A by 0.00090 AUUC (95 % CI -0.00130 to 0.00310, p = 0.460): the two are not "
+     "distinguishable."),
 ])
-def test_pair_sentence_numbers_and_verdict_come_from_the_frame(d, lo, hi, p, conclusion):
+def test_pair_sentence_numbers_and_verdict_come_from_the_frame(d, lo, hi, p, sentence):
     paired = paired_frame([("A", 0.3, d, lo, hi, p, "from compare")])
     text = takeaway(paired, None, cutoff=0.3, reference="B")
-    start = "At 30 % targeting depth, on one test split, "
-    assert text == start + expected_pair("A", "B", d, lo, hi, p, conclusion)
+    assert text == "At 30 % targeting depth, on one test split, " + sentence
     if lo <= 0 <= hi:
         assert "better" not in text and "worse" not in text
 
@@ -152,9 +137,11 @@ def test_takeaway_agrees_with_a_real_bootstrap():
     ranks = definition_ranks(y, t, scores, cutoff=0.3)
     text = takeaway(paired, ranks, cutoff=0.3, reference="random", n_boot=200)
     row = paired[np.isclose(paired["cutoff"], 0.3)].iloc[0]
-    fmt = gap_format(row["difference"])
-    assert f"good leads random by {fmt(row['difference'])} AUUC" in text
-    assert f"95 % CI {fmt(row['ci_low'])} to {fmt(row['ci_high'])}" in text
+    # the numbers as the page's paired table shows them (good − random: good leads)
+    shown = paired_display(paired, cutoff=0.3).loc["good"]
+    low, high = shown["95 % CI"].strip("[]").split(", ")
+    assert f"good leads random by {shown['difference to reference']} AUUC" in text
+    assert f"95 % CI {low} to {high}" in text
     assert ("good is better" in text) == (row["ci_low"] > 0)
     assert text.endswith(definition_sentence(ranks))
 

@@ -281,21 +281,20 @@ def _pair_sentence(row, *, level_text: str, n_boot: int | None) -> str:
     else:
         lead, other, gap, low, high = ref, run, -d, -hi, -lo
     p = fmt_p(row["p_value"], n_boot=n_boot)
-    fmt = _gap_format(gap)
+    fmt = _gap_format(gap, high - low)
     stats = f"{level_text} CI {fmt(low)} to {fmt(high)}" + (f", {p}" if p else "")
     if d == 0:
         return f"{run} and {ref} have the same AUUC (difference 0, {stats}): {conclusion}."
     return f"{lead} leads {other} by {fmt(gap)} AUUC ({stats}): {conclusion}."
 
 
-def _gap_format(gap: float) -> Callable:
-    """:func:`fmt_auuc`, with the decimals that give an AUUC difference ``gap`` under 10 two
-    significant digits (:func:`resolving_digits`, 4 to 6), as the page's paired table shows
-    it: "leads by 0.00064 (CI -0.00034 to 0.00157)", not "0.0006 (CI -0.0003 to 0.0016)"
-    (:func:`fmt_decimals`)."""
+def _gap_format(gap: float, width: float) -> Callable:
+    """:func:`fmt_auuc`, with the decimals of the page's paired table for an AUUC difference
+    ``gap`` under 10 and its interval's ``width`` (:func:`auuc_decimals`): "leads by 0.00064
+    (CI -0.00034 to 0.00157)", not "0.0006 (CI -0.0003 to 0.0016)" (:func:`fmt_decimals`)."""
     if not (_finite(gap) and 0 < abs(gap) < 10):
         return fmt_auuc
-    digits = resolving_digits([abs(gap)], least=4, most=6)
+    digits = auuc_decimals([gap], [width])
     return lambda v: fmt_auuc(v) if _finite(v) and abs(v) >= 10 else fmt_decimals(v, digits)
 
 
