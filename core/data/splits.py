@@ -29,7 +29,7 @@ from core._validation import (
 )
 
 __all__ = ["SCHEMES", "make_splits",
-           "split_problem"]  # (what make_splits refuses, asked before any job is queued)
+           "split_problem"]
 
 #: Split schemes: one stratified holdout, or ``n_repeats`` stratified random holdouts.
 SCHEMES = ("holdout", "repeated")
