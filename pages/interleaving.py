@@ -9,6 +9,7 @@ from ui import interleaving_view as view
 from ui.glossary import GLOSSARY
 from ui.jobs import interrupted_tasks
 
+common.keep_dataset_in_url()  # also when this page's URL is the first a fresh server sees
 st.title("Interleaving: online evaluation of causal effects")
 st.markdown("Sato (2021): two rankers A and B are compared by τA − τB, the difference of their "
             "average causal effects. Simulated experiments estimate it with an A/B test (AB-total, "

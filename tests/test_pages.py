@@ -189,6 +189,38 @@ def test_every_page_renders(page):
     run_page(page)
 
 
+PAGES = sorted(str(p.relative_to(Path(APP).parent))
+               for p in (Path(APP).parent / "pages").glob("[!_]*.py"))
+
+# Runs one page the way a fresh server runs the first URL it is asked for: in Streamlit's
+# legacy multipage mode (file-name sidebar, no page config), which only app.py's
+# st.navigation switches off.  The page must switch it off itself and rerun; the rerun stops
+# here, before the page draws, so the test costs one partial run of each page.
+LEGACY_FIRST_URL = """
+import runpy
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+if st.session_state.get("_test_legacy_set"):
+    st.stop()
+st.session_state["_test_legacy_set"] = True
+PagesManager.uses_pages_directory = True
+runpy.run_path({page!r}, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_leaves_the_legacy_pages_mode_when_its_url_comes_first(page):
+    from streamlit.runtime.pages_manager import PagesManager
+
+    path = str(Path(APP).parent / page)
+    try:
+        at = AppTest.from_string(LEGACY_FIRST_URL.format(page=path), default_timeout=TIMEOUT)
+        assert not at.run().exception
+        assert PagesManager.uses_pages_directory is False, f"{page} left the legacy mode on"
+    finally:
+        PagesManager.uses_pages_directory = None  # as AppTest leaves it for the next test
+
+
 def test_data_page_asks_for_the_control_arm_only_when_two_codes_say_nothing(rng):
     """variant / control: coded without asking.  A / B: asked, A preselected as control (the
     A/B convention), also when A is the larger arm (it was taken as treated: the effect's
