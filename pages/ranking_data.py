@@ -93,13 +93,19 @@ m[0].metric("Queries", f"{int(total['queries']):,}")
 m[1].metric("Documents", f"{int(total['documents']):,}")
 m[2].metric("Features", f"{splits['train'].n_features:,}")
 none = int(total["queries without a relevant doc"])
-m[3].metric("Without a relevant document", f"{none:,} ({none / total['queries']:.0%})",
+m[3].metric("No relevant doc", f"{none:,}",  # the share below: "220 (28%)" was
+            f"{none / total['queries']:.0%} of the queries",  # cut at a laptop's width
+            delta_color="off", delta_arrow="off",
             help=GLOSSARY["Queries without a relevant document"])
 st.dataframe(table, width="stretch", key="rk_split_table",
              column_config={"share without": st.column_config.NumberColumn(format="percent"),
                             "documents": st.column_config.NumberColumn(format="localized"),
                             "docs per query (median)": st.column_config.NumberColumn(
-                                format="localized")})  # 14.5 (an even count), not 15
+                                format="localized"),  # 14.5 (an even count), not 15
+                            # short labels: the long ones cut the last column at 1,100 px
+                            "queries without a relevant doc": st.column_config.NumberColumn(
+                                "no relevant doc", help="Queries without a relevant document: "
+                                + GLOSSARY["Queries without a relevant document"])})
 f1, f2 = st.columns(2)
 f1.plotly_chart(view.query_size_figure(splits), width="stretch", key="rk_sizes")
 f2.plotly_chart(view.grade_figure(splits), width="stretch", key="rk_grades")

@@ -83,7 +83,9 @@ def test_small_preset_simulation_shows_tables_and_curve():
     bias = at.dataframe[1].value
     assert list(bias.index) == FIVE
     assert {"mean", "sd", "ci_low", "ci_high", "truth_in_ci"} <= set(bias.columns)
-    assert (bias["n_reps"] == 200).all()
+    # 200 repetitions for every method, none undefined: said once, not two repeated columns
+    assert not {"n_reps", "n_nan"} & set(bias.columns)
+    assert "over the repetitions (200 each), every estimate defined." in texts(at.caption)
     need = at.dataframe[2].value
     assert list(need.index) == FIVE and "ratio" in need.columns
     table1 = at.dataframe[0].value
@@ -339,7 +341,6 @@ def test_tables_show_no_none_or_nan_and_format_numbers():
     world = shown(at.dataframe[0])
     assert world["users"].tolist() == ["3,000"] * 3
     bias = shown(at.dataframe[1])
-    assert bias["n_reps"].tolist() == ["200"] * 5
     assert bias["mean"].str.fullmatch(r"-?\d\.\d{4}").all()
 
 
@@ -455,3 +456,21 @@ def test_settings_that_cannot_run_are_refused_before_run_with_the_reason():
         spec = view.WorldSpec(view.DATASET, data.fingerprint(), "a", "b", n, pool_size=pool)
         with pytest.raises(ValueError, match=message):
             view.make_config(spec, ["ab_total"], "10", 300, 3, data)
+
+
+def test_the_bias_table_keeps_a_count_only_where_methods_differ():
+    """Repetitions shared by every method and no undefined estimate are said in words; a
+    count that differs between methods stays a column (values written out by hand)."""
+    methods = pd.Index(["AB-total", "CBI-IPS"], name="method")
+    base = {c: [0.1, 0.2] for c in iv.BIAS_COLUMNS}
+    same = pd.DataFrame({**base, "n_reps": [2000, 2000], "n_nan": [0, 0]}, index=methods)
+    table, note = iv.bias_display(same)
+    assert list(table.columns) == iv.BIAS_COLUMNS[:-2]
+    assert note == " (2,000 each), every estimate defined"
+    # CBI-IPS lost 3 repetitions to undefined estimates: both counts stay columns
+    lost = pd.DataFrame({**base, "n_reps": [2000, 1997], "n_nan": [0, 3]}, index=methods)
+    table, note = iv.bias_display(lost)
+    assert list(table.columns) == iv.BIAS_COLUMNS and note == ""
+    # the same number undefined for every method: the repetitions go, the undefined stay
+    table, note = iv.bias_display(lost.assign(n_reps=1997, n_nan=3))
+    assert "n_nan" in table and "n_reps" not in table and note == " (1,997 each)"

@@ -72,9 +72,10 @@ def test_data_page_shows_mq2008_by_default(shared_data):
 
 def test_data_page_world_has_its_designed_share_without_relevant_documents():
     at = _world(_open("pages/ranking_data.py"))
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Queries"] == "100"
-    assert metrics["Without a relevant document"] == "50 (50%)"  # round(0.5 · 100)
+    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    assert metrics["Queries"][0] == "100"
+    # 50 of the 100 queries: round(0.5 · 100)
+    assert metrics["No relevant doc"] == ("50", "50% of the queries")
     table = next(d.value for d in at.dataframe if "queries without a relevant doc" in
                  d.value.columns)
     assert table["queries"].sum() == 100

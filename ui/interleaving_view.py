@@ -4,8 +4,8 @@ its progress, and read its stored result.  Settings, computation and storage liv
 (same worker processes, queue, progress, cancel and caching as training).  It also draws the
 result tables with one set of number formats (:func:`show_table`) and the "users needed"
 section (:func:`show_users_needed`); the pure pieces (:func:`styled`, :func:`need_table`,
-:func:`ratio_text`, :func:`users_text`, :func:`misses`, :func:`biased_text`) are tested without
-Streamlit."""
+:func:`ratio_text`, :func:`users_text`, :func:`misses`, :func:`biased_text`,
+:func:`bias_display`) are tested without Streamlit."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ _LABELS = {  # column -> (label, help) on screen; the frames and CSV files keep 
     "share_tau_neg": ("τ < 0", "Share of (user, item) pairs a recommendation hurts."),
     "mean": ("mean estimate", "Mean of the simulated estimates of τA − τB."),
     "sd": ("sd", "Standard deviation of one experiment's estimate."),
-    "se": ("se of the mean", "Standard error of the mean estimate (sd ÷ √repetitions)."),
+    "se": ("se", "Standard error of the mean estimate (sd ÷ √repetitions)."),
     "ci_low": ("95 % CI low", "Lower end of the 95 % confidence interval of the mean."),
     "ci_high": ("95 % CI high", "Upper end of the 95 % confidence interval of the mean."),
     "truth": ("true τA − τB", "The true difference of the two rankers' causal effects."),
@@ -206,6 +206,27 @@ def biased_text(bias: pd.DataFrame, biased: Iterable[str], n_users: int) -> str:
             f"while its estimate heads for a wrong answer: do not pick it for its speed.{chance}")
 
 
+def bias_display(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The columns of :data:`BIAS_COLUMNS` that ``table`` (one user count's rows of the bias
+    table) has, without the counts every method shares, and those counts said in words.
+
+    The repetitions per method (``n_reps``) are the same for every method unless estimates
+    were undefined, and undefined estimates (``n_nan``) are usually none: two columns of one
+    repeated number cut the table at a laptop's width.  When every method has the same
+    ``n_reps`` it is said instead (" (2,000 each)"); when no estimate is undefined, so is that
+    (", every estimate defined").  A count that differs between methods stays a column.
+    """
+    shown = [c for c in BIAS_COLUMNS if c in table.columns]
+    note, drop = "", []
+    if "n_reps" in shown and len(table) and table["n_reps"].nunique() == 1:
+        drop.append("n_reps")
+        note += f" ({int(table['n_reps'].iloc[0]):,} each)"
+    if "n_nan" in shown and len(table) and (table["n_nan"] == 0).all():
+        drop.append("n_nan")
+        note += ", every estimate defined"
+    return table[[c for c in shown if c not in drop]], note
+
+
 def show_bias(res: SimResult) -> None:
     """Table 2 at a chosen user count (default the paper's 1000, else the largest) and the
     chart of mean estimates with their 95 % intervals."""
@@ -214,16 +235,16 @@ def show_bias(res: SimResult) -> None:
     at = st.selectbox("Users per experiment", counts, counts.index(TABLE2_USERS)
                       if TABLE2_USERS in counts else len(counts) - 1, key="il_bias_n",
                       format_func="{:,}".format, help="Users per experiment of the table below.")
-    table = res.bias[res.bias["n_users"] == at].set_index("method")
+    table, counts_note = bias_display(res.bias[res.bias["n_users"] == at].set_index("method"))
     st.caption(f"At {at:,} users per experiment (the warning under *False judgments* reads "
                "the largest count): mean and 95 % CI of the estimates of τA − τB over the "
-               "repetitions. *truth in "
+               f"repetitions{counts_note}. *truth in "
                "95 % CI* unticked (red in the chart): the truth is outside this method's own "
                "interval — which happens by chance to one unbiased method in twenty. The "
                "*(biased)* mark of the false-judgment chart uses a test corrected for the "
                "number of methods (Bonferroni). The paper's Table 2 sets the unbiased methods in "
                "bold; here they are the ones ticked in *truth in 95 % CI*.")
-    show_table(table[[c for c in BIAS_COLUMNS if c in table.columns]], "il_bias")
+    show_table(table, "il_bias")
     st.plotly_chart(bias_figure(table.reset_index(), truth=res.truth,
                                 title=f"Mean estimate and 95 % CI at {at:,} users"),
                     width="stretch",
