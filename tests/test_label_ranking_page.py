@@ -364,18 +364,37 @@ def test_sklearn_results_without_the_papers_column_and_with_notes():
 
 
 # ------------------------------------------------------------------ the page's figures, tables
-def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
+def test_frequency_chart_shows_whole_names_on_top_most_frequent_first():
     from ui.label_ranking_view import frequency_figure
 
     data = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 50, "random_state": 0})
     fig = frequency_figure(data)
-    bars = list(fig.data[0].x)
-    assert sorted(bars) == sorted(data.labels)  # 50 bars, full names (two 'Telecommunic…')
-    shown = list(fig.layout.xaxis.ticktext)
-    assert len(set(shown)) < len(shown) == 50  # shortened names do collide
-    assert list(fig.layout.xaxis.tickvals) == bars
+    bars = list(fig.data[0].y)
+    assert fig.data[0].orientation == "h" and sorted(bars) == sorted(data.labels)
+    # every name whole, "Telecommunications/Cellular and Wireless" (40 characters) too: the
+    # slanted x axis cut it to "Telecommunicatio…"
+    assert list(fig.layout.yaxis.ticktext) == bars == list(fig.layout.yaxis.tickvals)
+    assert "Telecommunications/Cellular and Wireless" in bars
     freq = (np.asarray(data.Y) > 0).mean(axis=0)
-    assert np.allclose(fig.data[0].y, [freq[data.labels.index(b)] for b in bars])
+    assert np.allclose(fig.data[0].x, [freq[data.labels.index(b)] for b in bars])
+    assert list(fig.data[0].x) == sorted(fig.data[0].x, reverse=True)
+    assert fig.layout.yaxis.autorange == "reversed"  # the first bar, the most frequent, on top
+    assert fig.layout.height >= 20 * 50  # a row per label
+
+
+def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
+    from core.label_ranking import data as lrdata
+    from ui.label_ranking_view import frequency_figure
+
+    stem = "Consumer Goods/Beauty and Personal Care — the"  # 45 characters
+    labels = [f"{stem} first", f"{stem} second", "short"]
+    Y = np.array([[1, 2, 0], [2, 0, 1], [1, 0, 0]])  # ranked by 3, 1 and 1 of 3 users
+    data = lrdata.LabelRankingData(X=np.zeros((3, 1)), Y=Y, labels=labels)
+    fig = frequency_figure(data)
+    assert list(fig.data[0].y) == labels  # three bars under their full names
+    shown = list(fig.layout.yaxis.ticktext)
+    assert shown == [stem[:43] + "…", stem[:43] + "…", "short"]  # the cut names collide
+    np.testing.assert_allclose(fig.data[0].x, [1, 1 / 3, 1 / 3])
 
 
 def test_the_data_charts_are_built_once_per_data_and_follow_a_change_of_data(monkeypatch):
@@ -402,13 +421,13 @@ def test_the_data_charts_are_built_once_per_data_and_follow_a_change_of_data(mon
     assert_clean(at.run())
     assert len(built) == 2
     chart = next(c for c in at.get("plotly_chart") if "How often" in c.proto.spec)
-    bars = json.loads(chart.proto.spec)["data"][0]  # y as plotly's typed array (base64)
-    y = np.frombuffer(base64.b64decode(bars["y"]["bdata"]), dtype=bars["y"]["dtype"])
+    bars = json.loads(chart.proto.spec)["data"][0]  # x as plotly's typed array (base64)
+    x = np.frombuffer(base64.b64decode(bars["x"]["bdata"]), dtype=bars["x"]["dtype"])
     data = make_data("ad_clicks", {"n_users": 2_000, "n_labels": 10, "nonlinearity": 0.5,
                                    "random_state": 0})
     freq = (np.asarray(data.Y) > 0).mean(axis=0)
-    assert len(bars["x"]) == 10
-    assert np.allclose(y, [freq[data.labels.index(b)] for b in bars["x"]])
+    assert len(bars["y"]) == 10
+    assert np.allclose(x, [freq[data.labels.index(b)] for b in bars["y"]])
 
 
 def test_hyperplanes_chart_keeps_the_label_order_and_lengths_have_whole_ticks():
@@ -418,8 +437,8 @@ def test_hyperplanes_chart_keeps_the_label_order_and_lengths_have_whole_ticks():
 
     labels = [str(j) for j in range(1, 200)]  # '10' must not come before '2'
     fig = hyperplanes_figure(pd.DataFrame({"label": labels, "hyperplanes": [1] * 199}))
-    assert fig.layout.xaxis.type == "category"
-    assert list(fig.layout.xaxis.categoryarray) == labels
+    assert fig.layout.yaxis.type == "category" and fig.data[0].orientation == "h"
+    assert list(fig.layout.yaxis.categoryarray) == labels
     top1 = make_data("mallows", {"n": 50, "n_labels": 4, "top_k": 1, "random_state": 0})
     axis = length_figure(top1).layout
     for ax in (axis.xaxis, axis.yaxis):  # every user ranks one label: ticks 0, 1 only

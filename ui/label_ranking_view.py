@@ -141,16 +141,25 @@ def show_data(data: lrdata.LabelRankingData, key: tuple) -> None:
             st.table(consensus)
 
 
-def _short(name: str, width: int = 18) -> str:
+NAME_WIDTH = 44
+"""Characters of a label's name shown on a chart's axis (the simulator's longest is 40,
+"Telecommunications/Cellular and Wireless"); a longer uploaded name is cut with "…" and
+shown whole on hover."""
+
+
+def _short(name: str, width: int = NAME_WIDTH) -> str:
     return name if len(name) <= width else name[:width - 1] + "…"
 
 
 def _category_axis(fig: go.Figure, names: list[str]) -> None:
-    """Full names as the categories (one bar each, in the given order), shortened tick text:
-    two names alike in their first letters stay two bars."""
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names,
+    """Labels down the y axis, one horizontal bar each, the first on top: names of 40
+    characters stay whole, where a slanted x axis cut them to 17 ("Technology/Intern…").
+    Full names are the categories, so two names alike in their first letters stay two bars
+    when both are shortened; the chart grows with the number of labels."""
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=names,
                      tickmode="array", tickvals=names, ticktext=[_short(n) for n in names],
-                     tickangle=-60)
+                     autorange="reversed")
+    fig.update_layout(height=max(320, 110 + 20 * len(names)))
 
 
 def _integer_ticks(largest: int) -> dict:
@@ -239,14 +248,13 @@ def frequency_figure(data) -> go.Figure:
     freq = (np.asarray(data.Y) > 0).mean(axis=0)
     order = np.argsort(-freq, kind="stable")
     labels = [str(data.labels[j]) for j in order]
-    fig = go.Figure(go.Bar(x=labels, y=freq[order],
-                           hovertemplate="%{x}: ranked by %{y:.1%} of users<extra></extra>"))
-    _category_axis(fig, labels)
-    fig.update_layout(title="How often each label is ranked", height=420,
+    fig = go.Figure(go.Bar(y=labels, x=freq[order], orientation="h",
+                           hovertemplate="%{y}: ranked by %{x:.1%} of users<extra></extra>"))
+    fig.update_layout(title="How often each label is ranked (most frequent on top)",
                       margin=dict(l=10, r=10, t=50, b=10),
-                      xaxis_title="label (most frequent first)",
-                      yaxis_title="share of users ranking it")
-    fig.update_yaxes(tickformat=".0%")
+                      xaxis_title="share of users ranking it")
+    _category_axis(fig, labels)
+    fig.update_xaxes(tickformat=".0%")
     return fig
 
 
@@ -268,13 +276,12 @@ def length_figure(data) -> go.Figure:
 def hyperplanes_figure(hyperplanes: pd.DataFrame) -> go.Figure:
     """AMM-rank's hyperplanes per label, in the data's label order (not sorted as text)."""
     names = [str(x) for x in hyperplanes["label"]]
-    fig = go.Figure(go.Bar(x=names, y=hyperplanes["hyperplanes"],
-                           hovertemplate="%{x}: %{y} hyperplanes<extra></extra>"))
-    _category_axis(fig, names)
+    fig = go.Figure(go.Bar(y=names, x=hyperplanes["hyperplanes"], orientation="h",
+                           hovertemplate="%{y}: %{x} hyperplanes<extra></extra>"))
     fig.update_layout(title="AMM-rank hyperplanes per label (learned, capped by the budget)",
-                      height=320, margin=dict(l=10, r=10, t=50, b=10),
-                      yaxis_title="hyperplanes (count)")
-    fig.update_yaxes(**_integer_ticks(int(hyperplanes["hyperplanes"].max())))
+                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="hyperplanes (count)")
+    _category_axis(fig, names)
+    fig.update_xaxes(**_integer_ticks(int(hyperplanes["hyperplanes"].max())))
     return fig
 
 
