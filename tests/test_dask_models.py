@@ -88,6 +88,32 @@ def test_models_train_on_a_parquet_read_whose_columns_fuse_differently(dask_clie
         assert np.corrcoef(score, data.tau[:20_000])[0, 1] > 0.1, fit.__name__
 
 
+def test_models_train_on_a_parquet_file_with_columns_the_models_do_not_read(dask_client,
+                                                                           tmp_path):
+    # a Criteo-like file holds more columns than a model reads (conversion, exposure, …):
+    # read with columns=, persist fused 20 partitions into 10 futures while the collection
+    # still claimed 20, and both fits failed in LightGBM's wait(): "lost dependencies"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = make_criteo_like(200_000, random_state=3)
+    rng = np.random.default_rng(0)
+    table = data.X.assign(treatment=data.t, visit=data.y,
+                          **{f"unread{i}": rng.random(len(data.y)) for i in range(12)})
+    path = tmp_path / "wide.parquet"
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path,
+                   row_group_size=10_000)
+    frame = dd.read_parquet(path, split_row_groups=True,
+                            columns=FEATURES + ["treatment", "visit"]).partitions[:15]
+    treated = frame[frame["treatment"] == 1][FEATURES + ["visit"]]
+    assert treated.optimize().npartitions < treated.npartitions == 15  # the reads fuse
+    for fit in (fit_two_model_dask, fit_lambdamart_dask):
+        model = fit(frame, features=FEATURES, treatment="treatment", outcome="visit",
+                    n_estimators=10, random_state=0)
+        score = model.predict(table.iloc[150_000:])
+        assert np.corrcoef(score, data.tau[150_000:])[0, 1] > 0.1, fit.__name__
+
+
 # ------------------------------------------------------------------ review fixes
 @pytest.fixture(scope="module")
 def small():

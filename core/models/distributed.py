@@ -232,11 +232,17 @@ def _aligned(frame: Any, client: Any) -> Any:
     partitions are all empty (an arm's rows filtered from a frame sorted by treatment, a
     filtered split) makes LightGBM fail ("Input data must be 2 dimensional and non empty"):
     empty partitions are dropped.
+
+    The frame is optimised before it is persisted.  ``client.persist`` optimises it too, but
+    (dask 2026.8) returns a collection with the unoptimised partition count: a Parquet file
+    with columns left unread fused 10 partitions into 5 futures, the collection still
+    claimed 10, and LightGBM's ``wait`` failed with "lost dependencies" (Criteo-size
+    training from a file with more columns than the model reads).
     """
     import dask.dataframe as dd
     from distributed import futures_of
 
-    persisted = client.persist(frame)
+    persisted = client.persist(frame.optimize())
     parts = sorted(futures_of(persisted), key=lambda f: f.key[1])  # keys: (name, partition)
     lengths = client.gather(client.map(len, parts))
     if all(lengths):
