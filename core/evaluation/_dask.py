@@ -84,16 +84,24 @@ def is_dask(*arrays: Any) -> bool:
 
 
 def _check_column(a: Any, name: str) -> Any:
-    """``a`` as a one-dimensional column: a Dask array or Series as it is, anything else as a
-    numpy array; a Dask DataFrame or an array of another rank is refused."""
+    """``a`` as a one-dimensional column: a Dask array as it is, a Dask Series optimised,
+    anything else as a numpy array; a Dask DataFrame or an array of another rank is refused.
+
+    A Series is optimised here, once, so that its partition count is the one its blocks
+    will have: dask's optimiser fuses the partitions of a Parquet read of a few of a file's
+    columns (20 row groups into 4), and an unoptimised Series reports the 20 while its
+    ``to_dask_array(lengths=True)`` computes 4 lengths and refuses them (dask 2026.8).
+    """
     import dask.dataframe as dd
 
     if isinstance(a, dd.DataFrame):
         raise ValueError(f"{name} must be one-dimensional (a Dask array or Series); got a Dask "
                          f"DataFrame with columns {list(a.columns)}.")
+    if isinstance(a, dd.Series):
+        return a.optimize()
     if not is_dask(a):
         a = np.asarray(a)
-    if not isinstance(a, dd.Series) and a.ndim != 1:
+    if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {a.shape}.")
     return a
 
