@@ -143,6 +143,45 @@ def test_connect_reaches_a_running_scheduler_by_address(client, monkeypatch):
         other.close()
 
 
+def test_connect_names_workers_that_cannot_import_core(tmp_path):
+    """A cluster started outside the project (helper's walk: a LocalCluster from /tmp) has
+    workers without ``core``: connect() says so and how to fix it, where the first task
+    failed with "Error during deserialization of the task graph"."""
+    import os
+    import subprocess
+    import sys
+
+    from core.runs.cluster import connect
+
+    start = ("from distributed import LocalCluster; import time\n"
+             "c = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, "
+             "dashboard_address=None)\n"
+             "print(c.scheduler_address, flush=True)\ntime.sleep(300)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    outside = subprocess.Popen([sys.executable, "-c", start], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        address = outside.stdout.readline().strip()
+        assert address.startswith("tcp://"), address
+        with pytest.raises(RuntimeError, match=r"1 of 1 Dask workers cannot import UpRank's "
+                           r"'core' package \(tcp://.*No module named 'core'\)\. Install it "
+                           r"where they run \(pip install -e .*\) or start them with "
+                           r"PYTHONPATH="):
+            connect(address)
+    finally:
+        outside.kill()
+        outside.wait()
+
+
+def test_connect_accepts_workers_that_import_core(client):
+    from core.runs.cluster import check_workers
+
+    check_workers(client)  # the test cluster's workers import core: nothing raised
+    with pytest.raises(RuntimeError, match="2 of 2 Dask workers cannot import UpRank's "
+                       "'no_such_module' package"):
+        check_workers(client, "no_such_module.sub")
+
+
 def test_bins_of_one_tied_score_add_no_error(client):
     """Half the rows share one score (as Criteo's rows with every feature at its mode): a
     bin holding only that score is exact, so the bound drops to the other bins'."""
