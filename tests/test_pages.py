@@ -555,6 +555,43 @@ def test_a_large_file_by_path_is_summarised_used_and_kept_in_the_url(tmp_path):
     assert_only_error(at.run(), "No file at")
 
 
+def test_columns_whose_names_say_nothing_are_asked_for_not_preselected(tmp_path):
+    """A file without a treatment-like name preselected its first column ('f0'), and the page
+    answered "Column 'f0' has 34,992 distinct values …" in red; it now asks, and goes on once
+    the analyst picks."""
+    from core.data import make_criteo_like
+
+    d = make_criteo_like(2_000, random_state=2)
+    path = tmp_path / "unnamed.parquet"
+    d.X.assign(arm_flag_x=d.t, visit=d.y).rename(columns={"arm_flag_x": "w8"}).to_parquet(path)
+    at = run_page()
+    at.text_input(key="data_file_path").set_value(str(path))
+    assert_clean(at.run())
+    assert at.selectbox(key="data_file_t").value is None
+    assert at.selectbox(key="data_file_y").value == "visit"  # a name it knows
+    assert [i.value for i in at.info] == [
+        "No column's name says it is the treatment: pick the **treatment** (which arm each "
+        "row was assigned to) above."]
+    assert not [b for b in at.button if b.key == "data_file_use"]
+    assert "Treated share" not in [m.label for m in at.metric]
+    assert_clean(at.selectbox(key="data_file_t").set_value("w8").run())
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Treated share"] == f"{d.t.mean():.1%}" and not at.info
+    # an upload whose names say nothing of either
+    content = b"a,b,c\n" + b"".join(f"{i % 2},{i // 2 % 2},{i}\n".encode() for i in range(40))
+    up = run_page()
+    assert_clean(up.file_uploader(key="data_upload").set_value(
+        ("plain.csv", content, "text/csv")).run())
+    assert up.selectbox(key="data_treatment").value is None
+    assert up.selectbox(key="data_outcome").value is None
+    assert "pick the **treatment** (which arm each row was assigned to) and the **outcome** " \
+           "(what was measured after it) above." in texts(up.info)
+    up.selectbox(key="data_treatment").set_value("a")
+    assert_clean(up.selectbox(key="data_outcome").set_value("b").run())
+    assert "pick the" not in texts(up.info)
+    assert [b for b in up.button if b.key == "data_use_csv"]
+
+
 def test_download_names_carry_the_run_and_are_safe_file_names():
     from ui.common import file_stem
 

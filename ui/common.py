@@ -160,14 +160,27 @@ def outcome_facts(upload: Upload, column: str) -> tuple[str, list | None, str | 
     return _outcome_facts(upload.key, column, upload.content)
 
 
-def default_columns(columns: list) -> tuple[int, int]:
+def default_columns(columns: list) -> tuple[int | None, int | None]:
     """Positions of the guessed treatment and outcome columns among ``columns``
-    (:func:`core.data.guess_columns`), for the mapping steps' select boxes."""
+    (:func:`core.data.guess_columns`), for the mapping steps' select boxes; ``None`` where no
+    name says which column it is, so that the box starts empty and asks (a first column
+    preselected as the treatment, ``f0``, read "Column 'f0' has 34,992 distinct values …")."""
     guess = datasets.guess_columns(columns)
-    t_at = columns.index(guess["treatment"]) if guess["treatment"] in columns else 0
-    y_at = (columns.index(guess["outcome"]) if guess["outcome"] in columns
-            else min(1, len(columns) - 1))
-    return t_at, y_at
+    return tuple(columns.index(guess[role]) if guess[role] in columns else None
+                 for role in ("treatment", "outcome"))
+
+
+def unpicked_columns_note(treatment: str | None, outcome: str | None) -> str | None:
+    """What to pick when a mapping step's treatment or outcome box is still empty (no column
+    name was recognised), else ``None``."""
+    missing = [role for role, value in (("treatment", treatment), ("outcome", outcome))
+               if value is None]
+    if not missing:
+        return None
+    said = {"treatment": "the **treatment** (which arm each row was assigned to)",
+            "outcome": "the **outcome** (what was measured after it)"}
+    return (f"No column's name says it is the {' or the '.join(missing)}: pick "
+            f"{' and '.join(said[m] for m in missing)} above.")
 
 
 @st.cache_data(show_spinner="Reopening the uploaded CSV…", max_entries=8)

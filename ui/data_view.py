@@ -64,8 +64,12 @@ def upload_mapping(upload: common.Upload) -> None:
     t_at, y_at = common.default_columns(columns)
     c1, c2 = st.columns(2)
     treatment = c1.selectbox("Treatment column", columns, key="data_treatment",
-                             index=t_at)
-    outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at)
+                             index=t_at, placeholder="Pick the treatment column")
+    outcome = c2.selectbox("Outcome column", columns, key="data_outcome", index=y_at,
+                           placeholder="Pick the outcome column")
+    if note := common.unpicked_columns_note(treatment, outcome):
+        st.info(note, icon=":material/touch_app:")
+        return
     codes, strays = common.treatment_facts(upload, treatment)  # DataError: not one
     mapping = {"treatment": treatment, "outcome": outcome}
     guessed, words, odd_outcome = common.outcome_facts(upload, outcome)
@@ -162,9 +166,12 @@ def file_tab() -> None:
                 t_at, y_at = columns.index(opened[1]), columns.index(opened[2])
             c1, c2 = st.columns(2)
             treatment = c1.selectbox("Treatment column (0/1)", columns, key="data_file_t",
-                                     index=t_at)
+                                     index=t_at, placeholder="Pick the treatment column")
             outcome = c2.selectbox("Outcome column (0/1)", columns, key="data_file_y",
-                                   index=y_at)
+                                   index=y_at, placeholder="Pick the outcome column")
+            if note := common.unpicked_columns_note(treatment, outcome):
+                st.info(note, icon=":material/touch_app:")
+                return
             if path.lower().endswith((".parquet", ".pq")):
                 info = common.file_summary(path, treatment, outcome)
                 m = [*st.columns(3), *st.columns(2)]  # wide enough for 14,000,000
