@@ -113,8 +113,21 @@ def test_bad_files_give_clear_messages(tmp_path):
     pd.DataFrame({"visit": [0, 1, None], "treatment": [0, 1, 1]}).to_parquet(path)
     with pytest.raises(DataError, match=r"'score' not in small.parquet; its columns are visit"):
         read_parquet_columns(path, ["score"])
-    with pytest.raises(DataError, match=r"'visit' of small.parquet has missing values \(row 3 "):
+    with pytest.raises(DataError, match=r"'visit' of small.parquet has missing values \(1 in "
+                       r"all, the first at data row 3\); fill or drop them first\."):
         read_parquet_columns(path, ["visit"])
+    # gaps in three row groups, reading stops at the first batch with one: the message counts
+    # the whole column (495 gaps at rows 1.2M and 1.3M read "rows 1,200,001, 1,300,001 of
+    # this part of the file", and no count)
+    visit = pd.array([0, 1] * 150, dtype="Int8")
+    visit[[120, 150, 151, 299]] = pd.NA  # row groups of 100: the 2nd, 2nd, 3rd and 3rd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"visit": visit}), path, row_group_size=100)
+    with pytest.raises(DataError, match=r"missing values \(4 in all, the first at data rows "
+                       r"121, 151, 152\)"):
+        read_parquet_columns(path, ["visit"], batch_rows=100)
     pd.DataFrame({"visit": [0, 1, 1], "treatment": [0, 2, 1]}).to_parquet(path)
     with pytest.raises(DataError, match="coded 0/1"):
         parquet_summary(path, treatment="treatment", outcome="visit")
@@ -146,7 +159,9 @@ def test_missing_feature_values_are_kept_and_missing_arms_are_named_by_row(tmp_p
     gap = frame.astype({"visit": "float64"})
     gap.loc[[9, 120], "visit"] = np.nan
     write(gap)
-    with pytest.raises(DataError, match=r"'visit' of gaps.* has missing values \(rows 10, 121"):
+    count = "2 in all, " if suffix == ".parquet" else ""  # a CSV has no statistics
+    with pytest.raises(DataError, match=rf"'visit' of gaps.* has missing values \({count}the "
+                       r"first at data rows 10, 121\)"):
         load_ab_file(path, treatment="treatment", outcome="visit", features=["x", "z"])
 
 

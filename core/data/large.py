@@ -253,19 +253,38 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
                 if c in gaps_as_nan and out[c].dtype.kind == "f":
                     col = col.fill_null(float("nan"))
                 else:
-                    _refuse_gaps(c, Path(path).name, col, at)
+                    _refuse_gaps(c, Path(path).name, col, at, _null_count(pf.metadata, c))
             out[c][at:at + m] = col.to_numpy(zero_copy_only=False)
         at += m
     return out
 
 
-def _refuse_gaps(column: str, file: str, col: Any, first_row: int) -> None:
-    """DataError naming the first rows (1-based, of the file) where ``col`` is missing."""
+def _refuse_gaps(column: str, file: str, col: Any, first_row: int,
+                 total: int | None = None) -> None:
+    """DataError naming the first data rows (1-based, counted over the whole file) where
+    ``col``, the batch of the file starting at data row ``first_row + 1``, is missing, and
+    the number of missing values in the whole column when it is known (``total``: a
+    Parquet file's statistics) — the first batch with a gap is where reading stops."""
     rows = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
     shown = ", ".join(f"{first_row + r + 1:,}" for r in rows[:5])
-    raise DataError(f"Column {column!r} of {file} has missing values (row{'s' * (len(rows) > 1)}"
-                    f" {shown}{', …' if len(rows) > 5 else ''} of this part of the file); fill "
-                    "or drop them first.")
+    many = len(rows) > 1 or (total or 0) > 1
+    count = f"{total:,} in all, " if total else ""
+    raise DataError(f"Column {column!r} of {file} has missing values ({count}the first at "
+                    f"data row{'s' * many} {shown}{', …' if len(rows) > 5 else ''}); fill or "
+                    "drop them first.")
+
+
+def _null_count(meta: Any, column: str) -> int | None:
+    """Missing values of ``column`` in the whole Parquet file, from its row groups'
+    statistics (``None`` when a row group has none)."""
+    j = meta.schema.to_arrow_schema().get_field_index(column)
+    total = 0
+    for i in range(meta.num_row_groups):
+        stats = meta.row_group(i).column(j).statistics
+        if stats is None or not stats.has_null_count:
+            return None
+        total += stats.null_count
+    return total
 
 
 def _check_columns(path: Path, names: Sequence[str], schema: Any, treatment: str,
