@@ -403,3 +403,23 @@ def test_an_id_column_names_the_rows_and_text_columns_are_named(tmp_path, suffix
     assert d.id_name == "customer_id" and d.ids.tolist() == frame["customer_id"].tolist()
     assert any("ID-like: customer_id" in w for w in d.warnings)
     assert any("not numbers" in w and "region" in w for w in d.warnings)
+
+
+def test_a_file_of_no_rows_says_so_as_csv_and_as_parquet(tmp_path):
+    """A header-only CSV read "Column 'treatment' … is empty: every value is missing" (its
+    columns' type is null) where a Parquet file of no rows said the data is empty."""
+    from core.data import load_ab_file
+
+    frame = pd.DataFrame({"treatment": pd.Series([], dtype="int8"),
+                          "visit": pd.Series([], dtype="int8"),
+                          "f0": pd.Series([], dtype="float32")})
+    frame.to_parquet(tmp_path / "none.parquet")
+    (tmp_path / "none.csv").write_text("treatment,visit,f0\n")
+    for name in ("none.parquet", "none.csv"):
+        with pytest.raises(DataError, match="No rows with 'treatment' and 'visit': the data "
+                           "is empty"):
+            load_ab_file(tmp_path / name, treatment="treatment", outcome="visit")
+    # a column of gaps in a file with rows is still named as such
+    (tmp_path / "gaps.csv").write_text("treatment,visit,f0\n,1,0.5\n,0,0.7\n")
+    with pytest.raises(DataError, match="'treatment' .* is empty: every value is missing"):
+        load_ab_file(tmp_path / "gaps.csv", treatment="treatment", outcome="visit")

@@ -631,7 +631,16 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     path = file_path(path)
     names = file_columns(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
-    schema = pq.ParquetFile(path).schema_arrow if parquet else pcsv.open_csv(path).schema
+    if parquet:
+        schema = pq.ParquetFile(path).schema_arrow
+    else:
+        reader = pcsv.open_csv(path)
+        schema = reader.schema
+        if all(pa.types.is_null(f.type) for f in schema) and next(iter(reader), None) is None:
+            # a header line alone: say so, as for a Parquet file of no rows (its columns'
+            # type, null, read "every value is missing")
+            raise DataError(f"No rows with {treatment!r} and {outcome!r}: the data is empty "
+                            f"({path.name} holds a header line only).")
     _check_columns(path, names, schema, treatment, outcome)
     notes = []
     id_column = None
