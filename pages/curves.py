@@ -14,7 +14,7 @@ from core.evaluation.curves import DEFINITIONS
 from core.runs.export import safe_csv_bytes
 from core.runs.views import auuc_decimals
 from ui import common
-from ui.charts import curve_figure
+from ui.charts import curve_figure, label_width
 from ui.glossary import GLOSSARY
 
 #: curve points kept per ranker for the download (every point up to this many rows; evenly
@@ -104,7 +104,9 @@ with common.guard("Computing the curves"):
     digits = auuc_decimals(shown.to_numpy(dtype=float).ravel(),
                            least=5 if d.units == "relative" else 1)
     st.dataframe(shown.style.format(precision=digits, thousands=",", na_rep="—"),
-                 width="stretch", key="curves_table", placeholder="—")
+                 width="stretch", key="curves_table", placeholder="—",
+                 column_config={"_index": st.column_config.Column(
+                     width=label_width(shown.index))})
     common.download_row(fig, frame, f"uprank_curves_{definition}", key="curves_dl")
     if d.setting == "joint" and data.n + 1 > KEPT_POINTS:
         st.caption(f"The points file keeps {KEPT_POINTS:,} evenly spaced points of each "

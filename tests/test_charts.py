@@ -303,3 +303,13 @@ def test_definitions_grid_titles_and_axis_units_on_every_panel():
         assert UNIT[name] in layout[f"yaxis{suffix}"]["title"]["text"], name
     legend = [t.name for t in fig.data if t.showlegend is not False]
     assert legend == ["|T| = |C|", "|T| = |C| (random)", "|T| = 9|C|", "|T| = 9|C| (random)"]
+
+
+def test_label_width_fits_the_longest_label_within_its_bounds():
+    from ui.charts import label_width
+
+    # 38 characters: 7.5 · 38 + 24 = 309 px
+    assert label_width(["Flipped label", "LambdaMART-PCG (separate, Abs1 labels)"]) == 309
+    assert label_width(["f0", "f11"]) == 100  # the least
+    assert label_width(["x" * 80]) == 340  # the most
+    assert label_width([], least=200) == 200

@@ -165,6 +165,13 @@ def test_curves_page_default_and_every_definition():
                      definition)
     assert_clean(at.slider(key="curves_cutoff").set_value(10).run())
     assert "AUUC@10%" in at.dataframe[0].value.columns
+    # the ranker names' column is wide enough for the longest ("Random ranker (seed 0)" was
+    # cut to "Random ranker (see" at 1,400 px): 7.5 px a character and the padding
+    import json
+
+    names = at.dataframe[0].value.index
+    width = json.loads(at.dataframe[0].proto.columns)["_index"]["width"]
+    assert width == max(100, 7.5 * max(map(len, names)) + 24)
 
 
 def test_curves_page_oracle_beats_random_on_world():

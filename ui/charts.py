@@ -176,6 +176,15 @@ def short_names(labels: Iterable[str], max_len: int = 32, *,
     return out
 
 
+def label_width(labels: Iterable[object], *, least: int = 100, most: int = 340) -> int:
+    """Pixels a table column needs to show every one of ``labels`` whole: about 7.5 px a
+    character at the tables' 14 px font, plus 24 px of padding, between ``least`` and
+    ``most``.  Streamlit sizes a text column by its first rows and cut run names to
+    "LambdaMART-PCG (separate, Abs1" and "Random ranker (see" at 1,400 px."""
+    longest = max((len(str(label)) for label in labels), default=0)
+    return int(min(most, max(least, 7.5 * longest + 24)))
+
+
 def _clashes(shorts: Mapping[str, str]) -> set[str]:
     count: dict[str, int] = {}
     for s in shorts.values():

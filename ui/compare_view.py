@@ -69,7 +69,7 @@ from core.runs.views import (
     unreadable_runs,
 )
 from ui import charts, common
-from ui.charts import PART_SEP, shared_parts, short_names
+from ui.charts import PART_SEP, label_width, shared_parts, short_names
 from ui.glossary import GLOSSARY, PNDCG_NOTE
 
 if TYPE_CHECKING:
@@ -624,8 +624,9 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     # the legend's short run names, and the intervals at the page's cut-off only (that of
     # the paired tests): the full table (every cut-off's interval) is in the report
     table = auuc_display(summary, boot, least=least, intervals_at=cutoff)
-    st.dataframe(table.rename(index=short_names(table.index, drop_shared=True)), width="stretch",
-                 key="cmp_table")
+    shown = table.rename(index=short_names(table.index, drop_shared=True))
+    st.dataframe(shown, width="stretch", key="cmp_table", column_config={
+        "_index": st.column_config.Column(width=label_width(shown.index))})
     unit = ("a share of each arm (0.01 = one percentage point of extra response)"
             if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
     st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
@@ -666,7 +667,9 @@ def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition:
         # the legend's names: what every picked run shares (the reference among them, which
         # has no row here) left out; from the rows alone "· 500 trees" was dropped as shared
         short = short_names([labels[tables.reference], *paired.index], drop_shared=True)
-        st.dataframe(paired.rename(index=short), width="stretch", key="cmp_paired")
+        st.dataframe(paired.rename(index=short), width="stretch", key="cmp_paired",
+                     column_config={"_index": st.column_config.Column(
+                         width=label_width(short.values()))})
 
 
 def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
@@ -692,7 +695,8 @@ def ranks_section(ids: tuple, splits, names: Sequence[str], *, cutoff: float
     # narrow run columns ("0.0041 (rank 1)"), the full name in each header's tooltip: three
     # runs' columns ran past a laptop's width
     st.dataframe(ranks_display(ranks, short), width="stretch", key="cmp_ranks",
-                 column_config={"winner": st.column_config.TextColumn(width=200),
+                 column_config={"winner": st.column_config.TextColumn(
+                                    width=label_width(short.values(), least=200)),
                                 **{s: st.column_config.TextColumn(s, help=full, width=125)
                                    for full, s in short.items()}})
     st.caption(f"AUUC@{cutoff:.0%} under each definition and the run's rank (1 = best)"
