@@ -423,3 +423,31 @@ def test_a_file_of_no_rows_says_so_as_csv_and_as_parquet(tmp_path):
     (tmp_path / "gaps.csv").write_text("treatment,visit,f0\n,1,0.5\n,0,0.7\n")
     with pytest.raises(DataError, match="'treatment' .* is empty: every value is missing"):
         load_ab_file(tmp_path / "gaps.csv", treatment="treatment", outcome="visit")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_a_known_effect_column_is_a_ranker_not_a_feature(tmp_path, suffix):
+    """'tau' was named "a known effect" and dropped: Curves never offered it.  It is now a
+    ranking score under its own name (float32, every value as in the file); with a gap it is
+    not offered, and the note says why."""
+    from core.data import load_ab_file, make_criteo_like
+    from ui.common import score_names
+
+    d = make_criteo_like(3_000, random_state=1)
+    frame = d.X.assign(treatment=d.t, visit=d.y, tau=d.tau, exposure=0)
+    path = tmp_path / f"effect{suffix}"
+    write = (lambda f: f.to_parquet(path)) if suffix == ".parquet" else (
+        lambda f: f.to_csv(path, index=False))
+    write(frame)
+    data = load_ab_file(path, treatment="treatment", outcome="visit")
+    assert list(data.scores) == ["tau"] and "tau" not in data.X.columns
+    assert data.scores["tau"].dtype == np.float32
+    np.testing.assert_array_equal(data.scores["tau"], d.tau.astype(np.float32))
+    assert score_names(data)[0] == "tau"
+    assert any("'tau' is offered as a ranker on Curves" in w for w in data.warnings)
+    gap = frame.astype({"tau": "float64"})
+    gap.loc[[5, 6], "tau"] = np.nan
+    write(gap)
+    data = load_ab_file(path, treatment="treatment", outcome="visit")
+    assert not data.scores
+    assert "'tau' is not offered as a ranker: 2 of its values are missing." in data.warnings

@@ -510,6 +510,10 @@ NOT_FEATURES = frozenset({"visit", "visited", "conversion", "converted", "exposu
                           "responded", "purchase", "purchased", "click", "clicked", "spend",
                           "revenue", "tau", "ite", "cate", "uplift", "true_effect"})
 
+#: Of :data:`NOT_FEATURES`, the names of a known effect or a model's uplift score: read as a
+#: ranking score (``ABData.scores``, offered as a ranker on Curves), named as in the file.
+EFFECT_COLUMNS = frozenset({"tau", "ite", "cate", "uplift", "true_effect"})
+
 
 def typed_path(text: str | Path) -> str:
     """A typed or pasted path as a plain one: surrounding spaces and quotes removed, ``~``
@@ -644,6 +648,7 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
     _check_columns(path, names, schema, treatment, outcome)
     notes = []
     id_column = None
+    effects: list[str] = []
     if features is None:
         others = [f for f in schema if f.name not in (treatment, outcome)]
         numeric = [f.name for f in others
@@ -656,20 +661,26 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
             id_column = ids[0]
             notes.append(f"Not used as features (ID-like: {', '.join(ids)}); exports name the "
                          f"rows by {id_column!r}.")
+        effects = [c for c in left_out if c.lower() in EFFECT_COLUMNS]
         if left_out:
             notes.append(f"Not used as features (other outcomes, exposure or a known effect): "
-                         f"{', '.join(left_out)}.")
+                         f"{', '.join(left_out)}."
+                         + (f" {', '.join(map(repr, effects))} "
+                            f"{'is' if len(effects) == 1 else 'are'} "
+                            "offered as a ranker on Curves (a known effect or a model's "
+                            "uplift score)." if effects else ""))
         if text:
             notes.append(f"Not used as features (not numbers; a large file's features are read "
                          f"as numbers): {', '.join(text)}.")
     if not features:
         raise DataError(f"{path.name} has no numeric feature column besides {treatment!r} and "
                         f"{outcome!r}.")
-    wanted = [*features, treatment, outcome, *([id_column] if id_column else [])]
+    floats = [*features, *effects]  # float32, a gap kept as NaN
+    wanted = [*floats, treatment, outcome, *([id_column] if id_column else [])]
     if parquet:
         cols = read_parquet_columns(path, wanted,
                                     dtypes=_float_dtypes(schema, [treatment, outcome]),
-                                    gaps_as_nan=features)
+                                    gaps_as_nan=floats)
     else:
         parts: dict[str, list] = {c: [] for c in wanted}
         # arm and outcome as float64 (codes checked unrounded), or bool when they hold
@@ -679,13 +690,13 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         try:
             reader = pcsv.open_csv(path, convert_options=pcsv.ConvertOptions(
                 include_columns=wanted,
-                column_types={**{f: pa.float32() for f in features}, **coded}))
+                column_types={**{f: pa.float32() for f in floats}, **coded}))
             at = 0
             for batch in reader:
                 for c in wanted:
                     col = batch.column(c)
                     if col.null_count:
-                        if c not in features:
+                        if c not in floats:
                             _refuse_gaps(c, path.name, col, at)
                         col = col.fill_null(float("nan"))
                     parts[c].append(col.to_numpy(zero_copy_only=False))
@@ -703,8 +714,16 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         notes.append("Missing feature values are kept (LightGBM handles them): "
                      + ", ".join(f"{f!r} {n:,}" for f, n in gaps.items()) + ".")
     ids = {} if id_column is None else {"ids": cols[id_column], "id_name": id_column}
+    scores = {}
+    for c in effects:  # a ranker must score every row
+        score = cols[c].astype(np.float32, copy=False)
+        if np.isfinite(score).all():
+            scores[c] = score
+        else:
+            notes.append(f"{c!r} is not offered as a ranker: "
+                         f"{int((~np.isfinite(score)).sum()):,} of its values are missing.")
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
-                  name=path.name, warnings=notes, **ids,
+                  name=path.name, warnings=notes, scores=scores, **ids,
                   description=f"Read from {path} ({path.stat().st_size:,} bytes) in column "
                               "batches.",
                   source_columns={"treatment": treatment, "outcome": outcome})
