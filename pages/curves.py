@@ -111,5 +111,5 @@ with common.guard("Computing the curves"):
     if d.setting == "joint" and data.n + 1 > KEPT_POINTS:
         st.caption(f"The points file keeps {KEPT_POINTS:,} evenly spaced points of each "
                    f"curve's {data.n + 1:,}; the AUUCs above use every point.")
-    st.download_button("Download AUUC table (CSV)", safe_csv_bytes(table, index=True),
+    st.download_button("Download AUUC table (CSV)", safe_csv_bytes(shown, index=True),
                        f"uprank_auuc_{definition}.csv", "text/csv", key="curves_auuc_csv")

@@ -173,6 +173,22 @@ def test_curves_page_default_and_every_definition():
     width = json.loads(at.dataframe[0].proto.columns)["_index"]["width"]
     assert width == max(100, 7.5 * max(map(len, names)) + 24)
 
+def test_the_curves_auuc_download_is_the_table_on_screen(monkeypatch):
+    # the CSV left out the table's "above random @30%" column
+    import pandas as pd
+
+    from core.runs import export
+
+    written = []
+    original = export.safe_csv_bytes
+    monkeypatch.setattr(export, "safe_csv_bytes",
+                        lambda frame, **kw: written.append(frame) or original(frame, **kw))
+    at = run_page("pages/curves.py")
+    shown = at.dataframe[0].value
+    [csv] = [f for f in written if "AUUC@30%" in getattr(f, "columns", ())]
+    assert "above random @30%" in csv.columns
+    pd.testing.assert_frame_equal(csv, shown, check_dtype=False)
+
 
 def test_curves_page_oracle_beats_random_on_world():
     at = run_page("pages/curves.py")
