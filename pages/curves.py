@@ -23,7 +23,7 @@ KEPT_POINTS = 100_000
 
 
 @st.cache_data(show_spinner="Computing curves…", max_entries=64)
-def compute(_data, fingerprint: str, rankers: tuple, definition: str, ties: str,
+def compute(_data, fingerprint: tuple, rankers: tuple, definition: str, ties: str,
             baselines: tuple, cutoff: float):
     scores = {name: common.score_values(_data, name) for name in rankers}
     curves = RankerCurves(_data.y, _data.t, scores, ties=ties, baselines=baselines)
@@ -78,8 +78,10 @@ if not rankers and not baselines:
     st.stop()
 
 with common.guard("Computing the curves"):
-    frame, table = compute(data, data.fingerprint(), tuple(rankers), definition, ties,
-                           baselines, cutoff)
+    # the carried scores are not in the data's fingerprint: a file whose score column was
+    # rescored (same rows) showed the old file's curve from the cache
+    frame, table = compute(data, (data.fingerprint(), data.scores_fingerprint()),
+                           tuple(rankers), definition, ties, baselines, cutoff)
     fig = curve_figure(thin_frame(frame, 2000), definition=definition, x=x_axis, cutoff=cutoff)
     st.plotly_chart(fig, width="stretch", config=common.plot_config(f"uprank_{definition}"),
                     key="curves_chart")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _apptest import assert_clean, assert_only_error
 from streamlit.testing.v1 import AppTest
@@ -172,6 +173,31 @@ def test_curves_page_default_and_every_definition():
     names = at.dataframe[0].value.index
     width = json.loads(at.dataframe[0].proto.columns)["_index"]["width"]
     assert width == max(100, 7.5 * max(map(len, names)) + 24)
+
+def test_curves_of_a_carried_score_follow_the_score_not_only_the_rows():
+    """Two files with the same rows and an 'uplift' column scored again by a new model: the
+    scores are not in the data's fingerprint, and Curves showed the first file's AUUC."""
+    from core.data import ABData
+    from core.evaluation import auuc_table
+
+    rng = np.random.default_rng(5)
+    n = 2_000
+    X = pd.DataFrame({"x": rng.random(n)})
+    y, t = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    first, second = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
+    at = AppTest.from_file(str(Path(APP).parent / "pages" / "curves.py"),
+                           default_timeout=TIMEOUT)
+    at.session_state["curves_rankers"] = ["uplift"]
+    for score in (first, second):
+        data = ABData(X=X, y=y, t=t, scores={"uplift": score}, name="rescored.parquet")
+        at.session_state["data"] = data
+        assert_clean(at.run())
+        shown = at.dataframe[0].value
+        want = auuc_table(y, t, score.astype(np.float64))
+        assert shown.loc["uplift", "AUUC@30%"] == pytest.approx(
+            want.loc["uplift_sep_rel", "AUUC@30%"], rel=1e-9)
+    assert ABData(X=X, y=y, t=t, scores={"uplift": first}).fingerprint() == data.fingerprint()
+
 
 def test_the_curves_auuc_download_is_the_table_on_screen(monkeypatch):
     # the CSV left out the table's "above random @30%" column
