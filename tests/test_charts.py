@@ -310,6 +310,8 @@ def test_label_width_fits_the_longest_label_within_its_bounds():
 
     # 38 characters: 7.5 · 38 + 24 = 309 px
     assert label_width(["Flipped label", "LambdaMART-PCG (separate, Abs1 labels)"]) == 309
+    assert label_width(["Random ranker (seed 0)"]) == 189  # 7.5 · 22 + 24 = 189
+    assert label_width(["Transformed outcome"]) == 166  # 7.5 · 19 + 24 = 166.5, whole pixels
     assert label_width(["f0", "f11"]) == 100  # the least
     assert label_width(["x" * 80]) == 340  # the most
     assert label_width([], least=200) == 200

@@ -120,7 +120,7 @@ def test_bad_files_give_clear_messages(tmp_path):
     # the whole column (495 gaps at rows 1.2M and 1.3M read "rows 1,200,001, 1,300,001 of
     # this part of the file", and no count)
     visit = pd.array([0, 1] * 150, dtype="Int8")
-    visit[[120, 150, 151, 299]] = pd.NA  # row groups of 100: the 2nd, 2nd, 3rd and 3rd
+    visit[[120, 150, 151, 299]] = pd.NA  # row groups of 100: three in the 2nd, one in the 3rd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -450,4 +450,48 @@ def test_a_known_effect_column_is_a_ranker_not_a_feature(tmp_path, suffix):
     write(gap)
     data = load_ab_file(path, treatment="treatment", outcome="visit")
     assert not data.scores
-    assert "'tau' is not offered as a ranker: 2 of its values are missing." in data.warnings
+    assert "'tau' is not offered as a ranker: 2 of its values are missing or infinite." in \
+        data.warnings
+    assert not any("is offered" in w for w in data.warnings)  # no note saying both
+
+
+def test_whole_number_columns_with_gaps_are_read_as_float_with_nan(tmp_path):
+    """An Int64 feature or uplift score with one gap refused the whole file ("has missing
+    values"): such columns are now read as float32 with NaN, as float columns are."""
+    from core.data import load_ab_file
+
+    n = 400
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"treatment": rng.integers(0, 2, n), "visit": rng.integers(0, 2, n),
+                          "visits_7d": pd.array(rng.integers(0, 9, n), dtype="Int64"),
+                          "uplift": pd.array(rng.integers(-3, 4, n), dtype="Int64")})
+    frame.loc[[3], "visits_7d"] = pd.NA
+    frame.loc[[8], "uplift"] = pd.NA
+    frame.to_parquet(tmp_path / "ints.parquet")
+    data = load_ab_file(tmp_path / "ints.parquet", treatment="treatment", outcome="visit")
+    feature = data.X["visits_7d"].to_numpy()
+    assert feature.dtype == np.float32 and np.flatnonzero(np.isnan(feature)).tolist() == [3]
+    np.testing.assert_array_equal(np.delete(feature, 3),
+                                  np.delete(frame["visits_7d"].to_numpy(float), 3))
+    assert not data.scores
+    assert "'uplift' is not offered as a ranker: 1 of its values is missing or infinite." in \
+        data.warnings
+    # without the gap, the score is offered, its whole numbers as they are
+    frame.loc[[8], "uplift"] = 0
+    frame.to_parquet(tmp_path / "ints.parquet")
+    data = load_ab_file(tmp_path / "ints.parquet", treatment="treatment", outcome="visit")
+    np.testing.assert_array_equal(data.scores["uplift"], frame["uplift"].to_numpy(float))
+
+
+def test_the_gap_count_reads_the_column_s_own_statistics_after_a_nested_column(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from core.data import read_parquet_columns
+
+    # a struct's field b holds 5 gaps; visit 1: its count was read from s.b ("5 in all")
+    table = pa.table({"s": pa.array([{"a": 1, "b": None}] * 5),
+                      "visit": pa.array([0, 1, None, 1, 0], pa.int8())})
+    pq.write_table(table, tmp_path / "nested.parquet")
+    with pytest.raises(DataError, match=r"\(1 in all, the first at data row 3\)"):
+        read_parquet_columns(tmp_path / "nested.parquet", ["visit"])

@@ -166,13 +166,18 @@ def test_curves_page_default_and_every_definition():
                      definition)
     assert_clean(at.slider(key="curves_cutoff").set_value(10).run())
     assert "AUUC@10%" in at.dataframe[0].value.columns
-    # the ranker names' column is wide enough for the longest ("Random ranker (seed 0)" was
-    # cut to "Random ranker (see" at 1,400 px): 7.5 px a character and the padding
+    # the ranker names' column is as wide as label_width says for the longest name ("Random
+    # ranker (seed 0)" was cut to "Random ranker (see" at 1,400 px)
     import json
 
-    names = at.dataframe[0].value.index
+    from ui.charts import label_width
+
+    assert_clean(at.multiselect(key="curves_rankers").set_value(
+        ["Random ranker (seed 0)"]).run())
+    names = list(at.dataframe[0].value.index)
+    assert "Random ranker (seed 0)" in names
     width = json.loads(at.dataframe[0].proto.columns)["_index"]["width"]
-    assert width == max(100, 7.5 * max(map(len, names)) + 24)
+    assert width == label_width(["Random ranker (seed 0)"]) == 189  # 22 characters
 
 def test_curves_of_a_carried_score_follow_the_score_not_only_the_rows():
     """Two files with the same rows and an 'uplift' column scored again by a new model: the

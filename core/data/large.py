@@ -216,8 +216,9 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
     row count comes from the file's metadata) and filled batch by batch, so the peak memory
     is the arrays plus one batch.  Floating columns become float32 unless ``dtypes`` says
     otherwise; other columns keep their type (0/1 integers stay int8 when stored so).
-    Missing values of the floating columns named in ``gaps_as_nan`` (features: LightGBM
-    handles them) become NaN.
+    The columns named in ``gaps_as_nan`` (features: LightGBM handles their gaps; ranking
+    scores) are read as float32, whole numbers too, unless ``dtypes`` says otherwise, and
+    their missing values become NaN.
 
     Raises
     ------
@@ -241,8 +242,10 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
     out: dict[str, np.ndarray] = {}
     for c in columns:
         kind = pf.schema_arrow.field(c).type
+        # a column whose gaps become NaN is read as float32, whole numbers too (an Int64
+        # feature or score with one gap refused the whole file)
         want = (dtypes or {}).get(c) or (np.float32 if pa.types.is_floating(kind)
-                                         else kind.to_pandas_dtype())
+                                         or c in gaps_as_nan else kind.to_pandas_dtype())
         out[c] = np.empty(n, dtype=want)
     at = 0
     for batch in pf.iter_batches(batch_size=batch_rows, columns=list(columns)):
@@ -251,7 +254,7 @@ def read_parquet_columns(path: str | Path, columns: Sequence[str], *,
             col = batch.column(c)
             if col.null_count:
                 if c in gaps_as_nan and out[c].dtype.kind == "f":
-                    col = col.fill_null(float("nan"))
+                    col = col.cast(pa.float64()).fill_null(float("nan"))
                 else:
                     _refuse_gaps(c, Path(path).name, col, at, _null_count(pf.metadata, c))
             out[c][at:at + m] = col.to_numpy(zero_copy_only=False)
@@ -267,7 +270,7 @@ def _refuse_gaps(column: str, file: str, col: Any, first_row: int,
     Parquet file's statistics) — the first batch with a gap is where reading stops."""
     rows = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
     shown = ", ".join(f"{first_row + r + 1:,}" for r in rows[:5])
-    many = len(rows) > 1 or (total or 0) > 1
+    many = len(rows) > 1  # "the first at data row 121" of 4 in all
     count = f"{total:,} in all, " if total else ""
     raise DataError(f"Column {column!r} of {file} has missing values ({count}the first at "
                     f"data row{'s' * many} {shown}{', …' if len(rows) > 5 else ''}); fill or "
@@ -275,9 +278,14 @@ def _refuse_gaps(column: str, file: str, col: Any, first_row: int,
 
 
 def _null_count(meta: Any, column: str) -> int | None:
-    """Missing values of ``column`` in the whole Parquet file, from its row groups'
-    statistics (``None`` when a row group has none)."""
-    j = meta.schema.to_arrow_schema().get_field_index(column)
+    """Missing values of ``column`` (a top-level, non-nested column) in the whole Parquet
+    file, from its row groups' statistics (``None`` when a row group has none).  Statistics
+    are kept per leaf column: its leaf is found by its path, since a nested column before it
+    (a struct's two fields) shifts the leaves' positions."""
+    leaves = [meta.schema.column(k).path for k in range(meta.num_columns)]
+    if column not in leaves:
+        return None
+    j = leaves.index(column)
     total = 0
     for i in range(meta.num_row_groups):
         stats = meta.row_group(i).column(j).statistics
@@ -664,11 +672,7 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         effects = [c for c in left_out if c.lower() in EFFECT_COLUMNS]
         if left_out:
             notes.append(f"Not used as features (other outcomes, exposure or a known effect): "
-                         f"{', '.join(left_out)}."
-                         + (f" {', '.join(map(repr, effects))} "
-                            f"{'is' if len(effects) == 1 else 'are'} "
-                            "offered as a ranker on Curves (a known effect or a model's "
-                            "uplift score)." if effects else ""))
+                         f"{', '.join(left_out)}.")
         if text:
             notes.append(f"Not used as features (not numbers; a large file's features are read "
                          f"as numbers): {', '.join(text)}.")
@@ -720,8 +724,13 @@ def load_ab_file(path: str | Path, *, treatment: str, outcome: str,
         if np.isfinite(score).all():
             scores[c] = score
         else:
-            notes.append(f"{c!r} is not offered as a ranker: "
-                         f"{int((~np.isfinite(score)).sum()):,} of its values are missing.")
+            bad = int((~np.isfinite(score)).sum())
+            notes.append(f"{c!r} is not offered as a ranker: {bad:,} of its values "
+                         f"{'is' if bad == 1 else 'are'} missing or infinite.")
+    if scores:
+        notes.append(f"{', '.join(map(repr, scores))} {'is' if len(scores) == 1 else 'are'} "
+                     "offered as a ranker on Curves (a known effect or a model's uplift "
+                     "score).")
     return ABData(X=X, y=cols[outcome].astype(np.int8), t=cols[treatment].astype(np.int8),
                   name=path.name, warnings=notes, scores=scores, **ids,
                   description=f"Read from {path} ({path.stat().st_size:,} bytes) in column "

@@ -344,7 +344,9 @@ def fit_lambdamart_dask(frame: Any, *, features: Sequence[str], treatment: str, 
     The outcome (0/1) and the treatment are checked first, with the messages of
     :class:`~core.models.LambdaMARTUplift`.  ``client``: the current Dask client when
     ``None`` (one must be running).  Reproducibility: as :func:`fit_two_model_dask` (the
-    blocks' shuffles are seeded by ``random_state`` and the partition's number)."""
+    blocks' shuffles are seeded by ``random_state`` and the partition's number — its number
+    after dask's optimiser, which merges a Parquet read's partitions by the share of the
+    file's columns read: the same rows in a file with more columns can get other blocks)."""
     from lightgbm import DaskLGBMRanker
 
     from core._validation import check_positive_int

@@ -43,7 +43,7 @@ def connect(address: str | None = None, *, n_workers: int | None = None,
         client = Client(address)
         try:
             check_workers(client)
-        except RuntimeError:
+        except BaseException:  # not handed back: not left open either
             client.close()
             raise
         return client
