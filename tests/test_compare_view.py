@@ -59,3 +59,24 @@ def test_without_a_bar_the_same_store_and_bound(monkeypatch):
         compare_view._with_progress(("report", i), lambda progress: progress, None)
     assert len(store.results) == KEPT  # the report's computations are bounded too
     assert compare_view._with_progress(("report", KEPT + 7), lambda p: "other", None) is None
+
+
+def test_the_points_file_holds_the_random_line_the_chart_draws():
+    """Compare's points CSV had the runs' curves but not random targeting, which the chart
+    draws (Curves' file has its baselines): its two end points are added, 0 and V(1)."""
+    import numpy as np
+
+    from core.evaluation.curve_tables import RANDOM
+    from ui.charts import band_figure
+    from ui.compare_view import points_frame
+
+    x = np.linspace(0, 1, 5)
+    bands = {"A": (x, x * 0.01, x * 0.02, x * 0.03)}
+    with_line = band_figure(bands, definition="uplift_sep_rel", random_end=0.0125)
+    points = points_frame(bands, with_line)
+    random = points[points["run"] == RANDOM]
+    assert random[["fraction", "low", "mean", "high"]].to_numpy().tolist() == [
+        [0.0, 0.0, 0.0, 0.0], [1.0, 0.0125, 0.0125, 0.0125]]
+    np.testing.assert_array_equal(points.loc[points["run"] == "A", "mean"], x * 0.02)
+    without = band_figure(bands, definition="uplift_sep_rel")  # V(1) undefined: no line
+    assert RANDOM not in set(points_frame(bands, without)["run"])

@@ -831,6 +831,23 @@ def decile_section(ids: tuple, splits, summary: pd.DataFrame, chosen: Sequence[s
     return which
 
 
+def points_frame(bands: dict, fig: go.Figure) -> pd.DataFrame:
+    """The points file of the test-set curves: each run's band (:func:`bands_frame`) and,
+    when the chart ``fig`` draws it, the random-targeting line as its two end points (low =
+    mean = high), as the Curves page's file has its baselines."""
+    import pandas as pd
+
+    from core.evaluation.curve_tables import RANDOM
+
+    points = bands_frame(bands)
+    line = next((t for t in fig.data if getattr(t, "name", None) == RANDOM), None)
+    if line is None:
+        return points
+    x, y = ([float(v) for v in values] for values in (line.x, line.y))
+    random = pd.DataFrame({"run": RANDOM, "fraction": x, "low": y, "mean": y, "high": y})
+    return pd.concat([points, random], ignore_index=True)
+
+
 def export_section(data: ABData, runs: Mapping[str, Run], labels: Mapping[str, str],
                    which: str, *, definition: str, fig: go.Figure, bands: dict,
                    per_split: pd.DataFrame, report: dict) -> None:
@@ -880,8 +897,8 @@ def export_section(data: ABData, runs: Mapping[str, Run], labels: Mapping[str, s
                        help="The same report in tens of kB: its charts load the chart library "
                             "(plotly.js) from the internet when opened.")
     row = st.container(horizontal=True)
-    common.download_row(fig, bands_frame(bands), f"uprank_compare_{definition}", key="cmp_dl",
-                        container=row)
+    common.download_row(fig, points_frame(bands, fig), f"uprank_compare_{definition}",
+                        key="cmp_dl", container=row)
     row.download_button("AUUC table (CSV, per split)", lambda: auuc_csv(per_split, definition),
                         f"uprank_auuc_{definition}.csv", "text/csv", key="cmp_dl_auuc",
                         on_click="ignore")
