@@ -23,6 +23,30 @@ def _cancelling_box():
     draw_job(job, None, "A", key="cancel_j")
 
 
+def _status(job_id, state):
+    from core.runs.jobs import JobStatus
+
+    return JobStatus(job_id=job_id, run_id="r", state=state, label="L", message="",
+                     split=0, n_splits=1, round=0, total=1, elapsed=0.0, sessions=("B",))
+
+
+def test_the_busy_note_counts_unlisted_unfinished_jobs_only():
+    from ui.jobs import busy_elsewhere_note
+
+    every = [_status("a", "running"), _status("b", "queued"), _status("c", "done"),
+             _status("d", "queued")]
+    assert busy_elsewhere_note(every, {"d"}) == (
+        ":material/hourglass_top: The app is busy with 2 jobs not listed here, started in "
+        "another tab or on another page (1 running, 1 queued); it works one job at a time, "
+        "so a job started here waits for them.")
+    assert busy_elsewhere_note(every[:1], set()).endswith(
+        "with 1 job not listed here, started in another tab or on another page (1 running); "
+        "it works one job at a time, so a job started here waits for it.")
+    assert "(2 queued)" in busy_elsewhere_note([every[1], every[3]], set())
+    assert busy_elsewhere_note(every, {"a", "b", "d"}) is None  # only a done job left
+    assert busy_elsewhere_note([], set()) is None
+
+
 def test_a_cancelling_job_says_so_and_its_button_is_disabled():
     at = assert_clean(AppTest.from_function(_cancelling_box).run())
     assert [p.proto.text for p in at.get("progress")] == ["Cancelling…, 4 s"]
@@ -69,6 +93,14 @@ def test_cancel_in_one_of_two_tabs_says_the_job_keeps_running_for_the_other(monk
         assert_clean(b.run())  # B still follows it, with its Cancel
         assert FOLLOWED_ELSEWHERE not in [i.value for i in b.info]
         assert not b.button(key=f"cancel_{job}").disabled
+        # a third tab does not list B's job, but says the app is busy with it (it read only
+        # "No jobs on this dataset yet" while its own Train would have queued)
+        c = _tab_on_the_train_page()
+        assert not [x for x in c.button if str(x.key) == f"cancel_{job}"]
+        captions = " ".join(x.value for x in c.caption)
+        assert "No jobs on this dataset yet" in captions
+        assert "busy with 1 job not listed here" in captions and "(1 running)" in captions
+        assert "busy with" not in " ".join(x.value for x in b.caption)  # B lists its own
     finally:
         runner.cancel(job)
         runner.wait(job, 60)

@@ -5,7 +5,7 @@ The pages only draw; the runner does the work."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 import streamlit as st
 
@@ -144,6 +144,8 @@ def _job_list(runner: JobRunner, session: str, targets: tuple[str | None, ...], 
         st.caption(f"{hidden:,} job{'s' * (hidden > 1)} on other datasets "
                    f"{'are' if hidden > 1 else 'is'} hidden: switch on *Show jobs of all "
                    "datasets* to see them.")
+    if note := busy_elsewhere_note(runner.jobs(), {job.job_id for job in jobs}):
+        st.caption(note)
     for job in reversed(shown) if newest_first else shown:
         # shown with all datasets: say it is not this one
         if fingerprint is not None and job.fingerprint != fingerprint:
@@ -154,6 +156,25 @@ def _job_list(runner: JobRunner, session: str, targets: tuple[str | None, ...], 
                        "stops it for every tab.")
         draw_job(job, runner, session if job.job_id in mine else None,
                  key=f"{cancel_key}{job.job_id}")
+
+
+def busy_elsewhere_note(every: Sequence[JobStatus], listed: Collection[str]) -> str | None:
+    """What the job runner is busy with that the page does not list — jobs other open tabs
+    follow, and jobs of other kinds (a simulation, for the Train page) — or ``None``
+    (``every``: all the runner's statuses; ``listed``: the ids the page lists).  The runner works one job at a time, so a job started here waits for them:
+    a second tab read "No jobs on this dataset yet" while its Train queued behind another
+    tab's training."""
+    busy = [job for job in every if not job.is_final and job.job_id not in listed]
+    if not busy:
+        return None
+    running = sum(job.state == "running" for job in busy)
+    what = (f"{running:,} running" if running == len(busy) else
+            f"{len(busy) - running:,} queued" if not running else
+            f"{running:,} running, {len(busy) - running:,} queued")
+    return (f":material/hourglass_top: The app is busy with {len(busy):,} job"
+            f"{'s' * (len(busy) > 1)} not listed here, started in another tab or on another "
+            f"page ({what}); it works one job at a time, so a job started here waits for "
+            f"{'them' if len(busy) > 1 else 'it'}.")
 
 
 def draw_job(job: JobStatus, runner: JobRunner, session: str | None, *, key: str,
