@@ -158,6 +158,10 @@ def test_policy_difference_and_stochastic_terms_by_hand():
     assert policy_difference([1, 1, 0, 0], [0, 0, 0, 0], y, t, prop,
                              cost=[0.0, 0.5]) == pytest.approx(
         (d_net.mean(), d_net.std(ddof=1) / 2))
+    # a single number is the treatment arm's cost (control free), as in best_arm_policy: it
+    # was charged to control too, so it cancelled out and changed nothing
+    assert policy_difference([1, 1, 0, 0], [0, 0, 0, 0], y, t, prop,
+                             cost=0.5) == pytest.approx((d_net.mean(), d_net.std(ddof=1) / 2))
     # a uniformly random arm: each row's term is y / (2 e) — the mean of the two arms' terms
     assert policy_terms(np.full((4, 2), 0.5), y, t, prop) == pytest.approx([1, 0, 1, 1])
     with pytest.raises(ValueError, match=r"shape \(n, K\+1\) = \(4, 2\)"):

@@ -196,7 +196,9 @@ def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, 
 
     :math:`\hat\Delta = \frac1n\sum_i d_i`, :math:`d_i = v_i(\pi_1) - v_i(\pi_2)` with the
     per-row terms :math:`v_i` of :func:`policy_terms`, minus the cost of each row's arm
-    under each policy when ``cost`` (per arm, control first, or ``(n, K+1)``) is given; SE
+    under each policy when ``cost`` (per arm, control first, or ``(n, K+1)``; a single number
+    is the cost of every treatment arm, control costing 0, as in :func:`best_arm_policy`)
+    is given; SE
     = :math:`sd(d, ddof=1)/\sqrt n`.  Both values come from the same rows, so their errors
     are correlated: :math:`\sqrt{SE_1^2 + SE_2^2}` is too large when the policies mostly
     agree (then most :math:`d_i` are 0) and too small when they disagree on most rows (a
@@ -210,6 +212,8 @@ def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, 
     if cost is not None:
         n = d.shape[0]
         k1 = np.asarray(propensity).shape[1]
+        if np.ndim(cost) == 0:  # each treatment arm's cost: charged to control too, it
+            cost = np.r_[0.0, np.full(k1 - 1, cost, dtype=np.float64)]  # cancelled out
         try:
             c = _cost(cost, n, k1)
         except ValueError:
