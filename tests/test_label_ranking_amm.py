@@ -519,3 +519,28 @@ def test_wrong_feature_count_raises():
     m = AMMRank(lam=1e-2, epochs=1, random_state=0).fit(X, Y)
     with pytest.raises(ValueError, match="X has 3 features; the model was fitted with 2"):
         m.predict(np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("make", ["AMMRank", "LogisticPerLabel", "KNNMallows",
+                                  "PairwiseLogistic"])
+def test_a_data_frame_is_read_by_its_column_names(make):
+    """Fitted on a DataFrame, a label ranker read predict's columns by position: reversed
+    columns scored silently worse and renamed ones were accepted.  Now, as scikit-learn and
+    the uplift models do, by name."""
+    import pandas as pd
+
+    import core.label_ranking as lr
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(120, 4)), columns=["age", "views", "clicks", "spend"])
+    Y = np.argsort(np.argsort(-(X.to_numpy() @ rng.normal(size=(4, 5))), axis=1), axis=1) + 1
+    params = {"AMMRank": {"lam": 1e-3, "epochs": 3, "random_state": 0}}.get(make, {})
+    model = getattr(lr, make)(**params).fit(X, Y)
+    assert model.feature_names_in_ == ["age", "views", "clicks", "spend"]
+    np.testing.assert_array_equal(model.predict(X[X.columns[::-1]]), model.predict(X))
+    np.testing.assert_array_equal(model.predict(X.to_numpy()), model.predict(X))  # by position
+    with pytest.raises(ValueError, match="X lacks 4 of the columns the model was fitted on: "
+                                         "'age', 'views'"):
+        model.predict(X.rename(columns=lambda c: "zz" + c))
+    model.fit(X.to_numpy(), Y)  # a refit on an array forgets the names
+    assert not hasattr(model, "feature_names_in_")

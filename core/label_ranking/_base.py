@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
@@ -41,7 +42,10 @@ def check_groups(groups, n: int, *, rows: str = "row") -> np.ndarray:
 class LabelRanker(BaseEstimator):
     """Base class: validation, the fitted attributes and position predictions.
 
-    Fitted attributes: ``n_labels_`` (L) and ``n_features_in_`` (d).
+    Fitted attributes: ``n_labels_`` (L), ``n_features_in_`` (d) and, for a DataFrame ``X``,
+    ``feature_names_in_`` (its column names, as scikit-learn keeps them): a DataFrame given
+    to ``predict`` is then read by those names — its columns reordered, a missing one
+    refused — where it was read by position (reversed columns scored silently worse).
     """
 
     def fit(self, X, Y, *, groups=None,
@@ -52,6 +56,7 @@ class LabelRanker(BaseEstimator):
         it; others ignore it.  A missing group (NaN or None) is refused (``ValueError``).
         ``progress(done, total)`` is called during long fits; raise from it to cancel.
         """
+        names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
         X = check_features(X)
         Y = check_rankings(Y)
         if Y.shape[0] != X.shape[0]:
@@ -62,10 +67,13 @@ class LabelRanker(BaseEstimator):
         check_progress(progress)
         self.n_labels_ = Y.shape[1]
         self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("feature_names_in_", None)  # a refit on an array forgets names
+        if names is not None:
+            self.feature_names_in_ = names
         try:
             self._fit(X, Y, groups, progress)
         except BaseException:  # a failed or cancelled fit leaves the estimator unfitted
-            for name in ("n_labels_", "n_features_in_"):
+            for name in ("n_labels_", "n_features_in_", "feature_names_in_"):
                 self.__dict__.pop(name, None)
             raise
         return self
@@ -80,6 +88,15 @@ class LabelRanker(BaseEstimator):
     def _check_predict(self, X) -> np.ndarray:
         if not hasattr(self, "n_labels_"):
             raise self._not_fitted()
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and isinstance(X, pd.DataFrame):
+            given = {str(c): c for c in X.columns}
+            missing = [c for c in names if c not in given]
+            if missing:
+                raise ValueError(f"X lacks {len(missing)} of the columns the model was fitted "
+                                 f"on: {', '.join(map(repr, missing[:5]))}"
+                                 f"{', …' if len(missing) > 5 else ''}.")
+            X = X[[given[c] for c in names]]  # by name, in the fitted order
         X = check_features(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features; the model was fitted with "
