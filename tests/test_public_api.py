@@ -52,6 +52,20 @@ def test_all_lists_importable_names_once(name):
     assert set(names) <= set(namespace)
 
 
+@pytest.mark.parametrize("name", WITH_ALL)
+def test_docstrings_have_no_unfilled_template_fields(name):
+    # TransformedOutcome's read "{_LGB_PARAMS_DOC}" in place of its 11 parameters (an
+    # f-string's doubled braces)
+    import inspect
+    import re
+
+    module = importlib.import_module(name)
+    unfilled = [f"{n}: {m[0]}" for n in module.__all__
+                if (m := re.findall(r"\{_?[A-Z][A-Z0-9]*_[A-Z0-9_]+\}", inspect.getdoc(
+                    getattr(module, n)) or ""))]
+    assert unfilled == [], unfilled
+
+
 @pytest.mark.parametrize("name", SUBPACKAGES)
 def test_subpackage_names_its_api(name):
     assert len(importlib.import_module(name).__all__) > 0

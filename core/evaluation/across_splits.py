@@ -223,7 +223,7 @@ def auuc_over_splits(
         One of :data:`core.evaluation.curves.DEFINITIONS`.
     cutoffs : iterable of float in (0, 1], default=(0.1, 0.3, 0.5, 1.0)
     ties : {"average", "stable"}, default="average"
-    baselines : iterable of str, default=("Random", "Perfect")
+    baselines : iterable of str, default=("Random targeting", "Perfect (oracle)")
         Baselines of :func:`core.evaluation.curve_tables.auuc_summary`, computed per split.
 
     Returns

@@ -287,7 +287,7 @@ class TransformedOutcome(_LightGBMUplift):
 
     Parameters
     ----------
-{{_LGB_PARAMS_DOC}}
+{_LGB_PARAMS_DOC}
 
     References
     ----------
