@@ -228,9 +228,10 @@ def check_same_length(y: np.ndarray, t: np.ndarray) -> None:
 
 
 def check_uplift_inputs(
-    y: Any, t: Any, score: Any, *, keep_float32: bool = False
+    y: Any, t: Any, score: Any, *, keep_float32: bool = False, score_name: str = "score"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate the ``(y, t, score)`` triple used by every uplift curve and metric.
+    """Validate the ``(y, t, score)`` triple used by every uplift curve and metric;
+    ``score_name`` is the caller's name for the third argument (``tau_hat``), in messages.
 
     Returns
     -------
@@ -244,7 +245,7 @@ def check_uplift_inputs(
     if y.shape[0] == 0:
         raise ValueError("y must contain at least one row; got an empty array.")
     check_same_length(y, t)
-    score = check_scores(score, "score", n=y.shape[0], keep_float32=keep_float32)
+    score = check_scores(score, score_name, n=y.shape[0], keep_float32=keep_float32)
     return y, t, score
 
 

@@ -105,3 +105,12 @@ def test_every_undefined_uplift_gives_the_same_reason():
             call()
     with pytest.warns(UserWarning, match=r"because there are no responders \(y is all 0\)"):
         uplift_by_decile(np.zeros(10, int), np.tile([0, 1], 5), s, bins=2)
+
+
+def test_a_bad_tau_hat_is_named_as_the_argument_it_is():
+    # the message said "score must be finite", an argument these functions do not have
+    from core.evaluation import calibration_slope, calibration_table
+
+    for f in (calibration_slope, calibration_table):
+        with pytest.raises(ValueError, match=r"^tau_hat must be finite"):
+            f([0, 1, 0, 1], [0, 0, 1, 1], [0.1, np.nan, 0.2, 0.3])

@@ -136,3 +136,18 @@ def test_per_arm_saves_loads_and_refuses_bad_arms(tmp_path):
     tiny[np.flatnonzero(t == 2)[3:]] = 1
     with pytest.warns(UserWarning, match=r"fewer than 50 rows \(arm 2: 3 rows\)"):
         PerArmUplift("TwoModel", {"n_estimators": 3, "num_threads": 1}).fit(X, y, tiny)
+
+
+def test_per_arm_settings_a_user_gets_wrong_are_named():
+    # an unknown model was "name must be one of …" (the argument is model); a seed in params
+    # was make_model's TypeError "got multiple values for keyword argument 'random_state'"
+    from core.models import PerArmUplift
+
+    rng = np.random.default_rng(0)
+    X, y, t = rng.normal(size=(90, 2)), rng.integers(0, 2, 90), np.repeat([0, 1, 2], 30)
+    with pytest.raises(ValueError, match=r"^model must be one of the model classes \(.*"
+                                         r"'TwoModel'.*; got 'Nope'\."):
+        PerArmUplift("Nope").fit(X, y, t)
+    with pytest.raises(ValueError, match=r"params must not hold random_state: .* pass "
+                                         r"random_state=3 to PerArmUplift itself\."):
+        PerArmUplift("TwoModel", {"random_state": 3}, random_state=0).fit(X, y, t)

@@ -60,7 +60,7 @@ def calibration_table(y: Any, t: Any, tau_hat: Any, *, n_bins: int = 10,
     """
     from scipy import stats
 
-    y, t, tau = check_uplift_inputs(y, t, tau_hat)
+    y, t, tau = check_uplift_inputs(y, t, tau_hat, score_name="tau_hat")
     n_bins = check_positive_int(n_bins, "n_bins")
     level = check_level(level)
     nothing = undefined_reason(y, t)
@@ -118,7 +118,7 @@ def calibration_slope(y: Any, t: Any, tau_hat: Any, *,
         no control row or no responder (an outcome of 0 everywhere: ``Y* = 0``, a slope of
         0 with a standard error of 0 would look certain), or fewer than 3 rows.
     """
-    y, t, tau = check_uplift_inputs(y, t, tau_hat)
+    y, t, tau = check_uplift_inputs(y, t, tau_hat, score_name="tau_hat")
     nothing = undefined_reason(y, t) or ("there are fewer than 3 rows" if y.shape[0] < 3
                                          else "")
     if nothing:

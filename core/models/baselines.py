@@ -430,8 +430,9 @@ def make_model(name: str, **params: Any) -> BaseModel:
     """
     cls = MODELS.get(name) or RANKERS.get(name) or _BY_CLASS_NAME.get(name)
     if cls is None:
-        allowed = [*MODELS, *RANKERS, *_BY_CLASS_NAME]
-        raise ValueError(f"name must be one of {', '.join(map(repr, allowed))}; got {name!r}.")
+        raise ValueError(f"name must be one of the model classes ("
+                         f"{', '.join(map(repr, _BY_CLASS_NAME))}) or their labels in the "
+                         f"app ({', '.join(map(repr, [*MODELS, *RANKERS]))}); got {name!r}.")
     valid = cls._get_param_names()
     unknown = sorted(set(params) - set(valid))
     if unknown:

@@ -105,7 +105,14 @@ class PerArmUplift(BaseModel):
             raise ValueError(f"params must be a dict of the per-arm model's keywords; got "
                              f"{type(self.params).__name__}.")
         params = dict(self.params or {})
-        takes_seed = "random_state" in make_model(self.model)._get_param_names()
+        if "random_state" in params:  # make_model's "multiple values for keyword" TypeError
+            raise ValueError("params must not hold random_state: PerArmUplift seeds arm k's "
+                             "model with random_state + k − 1; pass random_state="
+                             f"{params['random_state']!r} to PerArmUplift itself.")
+        try:
+            takes_seed = "random_state" in make_model(self.model)._get_param_names()
+        except ValueError as error:  # make_model names its argument "name"; here: model
+            raise ValueError(str(error).replace("name must be", "model must be", 1)) from None
         models = []
         for k in range(1, n_arms + 1):
             rows = np.flatnonzero((t == k) | (t == 0))
