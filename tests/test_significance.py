@@ -155,3 +155,23 @@ def test_the_verdict_names_the_level_compare_runs_tested():
     for bad in ("0.05", True, 1.0):
         with pytest.raises(ValueError, match="alpha must be a number in"):
             compare_runs({"A": a, "B": b}, metrics="m", alpha=bad)
+
+
+def test_sampled_permutation_tests_repeat_without_a_seed_given():
+    # random_state defaulted to None here while every bootstrap defaults to 0: the same call
+    # gave another p-value each time
+    from core.evaluation import compare_runs, paired_test
+    from core.evaluation.policy import multi_armed_qini_band
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=40), rng.normal(size=40)  # 2^40 flips: sampled
+    first = paired_test(a, b, test="permutation", n_permutations=500)
+    assert paired_test(a, b, test="permutation", n_permutations=500) == first
+    runs = {"A": pd.DataFrame({"m": a}), "B": pd.DataFrame({"m": b})}
+    table = compare_runs(runs, metrics=["m"], test="permutation", n_permutations=500)
+    pd.testing.assert_frame_equal(table, compare_runs(runs, metrics=["m"], test="permutation",
+                                                      n_permutations=500))
+    tau, reward = rng.normal(size=(60, 2)), rng.normal(size=(60, 2))
+    band = multi_armed_qini_band(tau, [0.1, 0.1], reward, n_boot=20)
+    pd.testing.assert_frame_equal(band, multi_armed_qini_band(tau, [0.1, 0.1], reward,
+                                                              n_boot=20))

@@ -351,12 +351,14 @@ def _gain_at(path: pd.DataFrame, spend: np.ndarray) -> np.ndarray:
 
 def multi_armed_qini_band(tau_hat: Any, cost: Any, reward: Any, *, spend: Any = None,
                           n_boot: int = 200, level: float = 0.95,
-                          random_state: Any = None) -> pd.DataFrame:
+                          random_state: Any = 0) -> pd.DataFrame:
     """The path evaluated on ``reward`` with a bootstrap band over units.
 
     Units are resampled with replacement ``n_boot`` times; each resample's path (chosen by
     its ``tau_hat``, scored by its ``reward``) is read at the spends of ``spend`` (default 50
     points up to the full path's last spend), and the band is the percentile interval.
+    ``random_state`` (default 0, as the other bootstraps) seeds the resamples; ``None``
+    draws fresh ones.
 
     Returns
     -------

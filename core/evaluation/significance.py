@@ -78,7 +78,7 @@ def _adjust(p: np.ndarray, correction: str) -> np.ndarray:
 
 
 def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 10_000,
-                random_state: Any = None) -> tuple[float, float]:
+                random_state: Any = 0) -> tuple[float, float]:
     r"""Two-sided paired test of :math:`H_0: E[a - b] = 0`; returns ``(statistic, p)``.
 
     ``"t-test"``: :math:`t = \bar d / (s_d/\sqrt n)` with :math:`d = a - b`
@@ -97,8 +97,9 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
         Paired values (finite), n ≥ 2.
     test : {"t-test", "permutation"}, default="t-test"
     n_permutations : int, default=10000
-    random_state : int, Generator or None
-        Seeds the random sign flips.
+    random_state : int, Generator or None, default=0
+        Seeds the sampled sign flips (the same p-value twice, as the bootstraps' default
+        0 gives); ``None`` draws fresh ones.
     """
     check_choice(test, "test", PAIRED_TESTS)
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -129,7 +130,7 @@ def paired_test(a: Any, b: Any, *, test: str = "t-test", n_permutations: int = 1
 
 def compare_runs(per_query: Mapping[str, pd.DataFrame], *, metrics: Any,
                  test: str = "t-test", correction: str = "holm", alpha: float = 0.05,
-                 n_permutations: int = 10_000, random_state: Any = None) -> pd.DataFrame:
+                 n_permutations: int = 10_000, random_state: Any = 0) -> pd.DataFrame:
     """Paired tests of every pair of runs on every metric (ranx's ``compare``).
 
     Parameters
@@ -146,7 +147,8 @@ def compare_runs(per_query: Mapping[str, pd.DataFrame], *, metrics: Any,
         Applied per metric over the pairs (with two runs there is one pair: no change).
     alpha : float, default=0.05
     n_permutations, random_state
-        Of the permutation test (one seeded stream for the whole table).
+        Of the permutation test (one seeded stream for the whole table; default seed 0,
+        so the same table twice).
 
     Returns
     -------
