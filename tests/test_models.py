@@ -767,3 +767,14 @@ def test_feature_names_lightgbm_refuses_are_renamed_for_it_alone(cls):
     model = cls(**kw).fit(odd, world.y, world.t)
     np.testing.assert_array_equal(model.predict(odd), plain)
     assert model.features_.names == list(odd.columns)  # the user's names are kept
+
+
+def test_an_outcome_of_two_other_codes_is_asked_to_be_recoded():
+    # y coded 1/2 read "y is continuous (2 distinct values)" and pointed to amount models
+    from core.models import FlippedLabel
+
+    rng = np.random.default_rng(0)
+    X, t = rng.normal(size=(60, 2)), np.repeat([0, 1], 30)
+    with pytest.raises(ValueError, match=r"y holds the two codes 1 and 2: recode it to 0/1 "
+                                         r"\(1 = response\), e\.g\. \(y == 2\)\.astype\(int\)\."):
+        FlippedLabel(n_estimators=2).fit(X, rng.integers(1, 3, 60), t)

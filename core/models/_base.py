@@ -197,8 +197,14 @@ def check_outcome(y: Any, *, continuous: bool) -> np.ndarray:
         arr = np.asarray(y)
         if arr.ndim == 1 and arr.dtype.kind in "iuf" and np.isfinite(arr).all() \
                 and not np.isin(arr, (0, 1)).all():
+            values = np.unique(arr)
+            if values.size == 2:  # two codes, not 0/1 (1/2, -1/1): recode, not an amount
+                raise ValueError(
+                    f"This model needs a 0/1 outcome; y holds the two codes {values[0]:g} and "
+                    f"{values[1]:g}: recode it to 0/1 (1 = response), e.g. "
+                    f"(y == {values[1]:g}).astype(int).")
             raise ValueError(
-                f"This model needs a 0/1 outcome; y is continuous ({np.unique(arr).size:,} "
+                f"This model needs a 0/1 outcome; y is continuous ({values.size:,} "
                 "distinct values). For a continuous outcome such as spend use Two-model, "
                 "Dummy treatment, Transformed outcome or LambdaMART uplift with "
                 "labels='transformed'.")
