@@ -176,6 +176,9 @@ def test_policy_difference_and_stochastic_terms_by_hand():
         policy_terms([0, 0, 0, 0], [1, np.nan, 1, 1], t, prop)
     with pytest.raises(ValueError, match="finite"):
         ipw_scores([np.nan, 1], [0, 1], [[0.5, 0.5]] * 2)
+    with pytest.raises(ValueError, match=r"^y must hold numbers \(0/1 or an amount\); got "
+                                         r"dtype <U1\.$"):
+        policy_terms([0, 0, 0, 0], ["a", "b", "a", "b"], t, prop)
 
 
 def test_ipw_scores_average_to_the_arm_effects():

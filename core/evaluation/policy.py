@@ -90,7 +90,10 @@ def _arms(codes: Any, name: str, n: int | None = None, k1: int | None = None) ->
 def _experiment(y: Any, t: Any, propensity: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The checked ``(y, t, propensity)`` of a randomised experiment: a finite 1-d outcome of
     at least two rows, arm codes within the propensity's columns."""
-    yv = np.asarray(y, dtype=np.float64)
+    raw = np.asarray(y)
+    if raw.dtype.kind not in "biuf":  # numpy's own "could not convert string to float"
+        raise ValueError(f"y must hold numbers (0/1 or an amount); got dtype {raw.dtype}.")
+    yv = raw.astype(np.float64)
     n = yv.shape[0] if yv.ndim else 0
     if yv.ndim != 1 or n < 2:
         raise ValueError(f"y must be a 1-d array with at least two rows; got shape "
