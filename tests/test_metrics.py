@@ -692,3 +692,17 @@ def test_map_letor_counts_queries_without_relevant_rows_as_zero():
 
     assert mean_average_precision_letor(y, s, group=g2) == pytest.approx(
         mean_average_precision(y, s, group=g2))
+
+
+def test_transformed_outcome_of_one_arm_asks_for_the_design_share():
+    # it said "propensity must be in (0, 1); got nan", an argument the user never passed
+    from core.evaluation.metrics import transformed_outcome
+
+    with pytest.raises(ValueError, match=r"^t must hold both arms .*got only 1s\. Pass "
+                                         r"propensity="):
+        transformed_outcome([1, 0, 1], [1, 1, 1])
+    with pytest.raises(ValueError, match="got no rows"):
+        transformed_outcome([], [])
+    # with the design's share it is defined: y / p for treated rows
+    np.testing.assert_allclose(transformed_outcome([1, 0, 1], [1, 1, 1], propensity=0.5),
+                               [2.0, 0.0, 2.0])

@@ -178,9 +178,16 @@ def transformed_outcome(y: Any, t: Any, *, propensity: float | None = None) -> n
     y = check_outcome(y, "y").astype(np.float64, copy=False)
     t = check_binary(t, "t")
     check_same_length(y, t)
-    p = float(t.mean()) if propensity is None else check_fraction(propensity, "propensity")
+    if propensity is None:
+        if t.size == 0 or t.min() == t.max():  # the observed share is 0, 1 or undefined
+            raise ValueError(f"t must hold both arms to estimate the treated share; got "
+                             f"{'no rows' if t.size == 0 else f'only {int(t[0])}s'}. Pass "
+                             "propensity= (the design's treated share) otherwise.")
+        p = float(t.mean())
+    else:
+        p = check_fraction(propensity, "propensity")
     if not 0 < p < 1:
-        raise ValueError(f"propensity must be in (0, 1); got {p!r} (a single arm?).")
+        raise ValueError(f"propensity must be in (0, 1); got {p!r}.")
     return y * np.where(t == 1, 1.0 / p, -1.0 / (1.0 - p))
 
 
