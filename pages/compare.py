@@ -60,6 +60,7 @@ with common.guard("Comparing the runs"):
         figures=[("Test-set curves", fig), ("Incremental profit by depth", profit_fig)],
         ranks=ranks, depth=depth, colors=colors, several_arms=arms_report,
         planned_share=common.planned_share(data)[::2], n_boot=tables.n_boot, **assumptions,
+        band_kind=band_kind,
         generated_at=datetime.now(timezone.utc))
     view.export_section(data, runs, labels, which, definition=definition, fig=fig, bands=bands,
                         per_split=tables.per_split, report=report_inputs)

@@ -275,9 +275,18 @@ def test_report_weighs_runs_against_random_and_states_the_profit_assumptions(pag
                                       ("Incremental profit by depth", go.Figure())],
         ranks=over.definition_ranks_over_splits(splits, cutoff=0.3), depth=depth,
         colors={labels[r]: "#4477AA" for r in chosen}, generated_at="now", n_boot=200,
-        cost=0.25, value_per_response=7.5)
+        cost=0.25, value_per_response=7.5, profit_note="Profit = incremental value − cost.",
+        band_kind="minmax")
     report = build().decode("utf-8")
     text = html_lib.unescape(report)
+
+    # what an AUUC is and what the bands are, as the page says them (the report said nothing)
+    curves = text[text.index("<h2>Curves</h2>"):text.index("<h2>AUUC with intervals</h2>")]
+    assert ("The shaded band around each run spans from the lowest to the highest of its "
+            "curves on the 3 test splits; the line is their mean.") in curves
+    assert "Profit chart: Profit = incremental value − cost." in curves
+    assert "AUUC@x % = the area under the curve from 0 to x % targeted" in text[
+        text.index("<h2>AUUC with intervals</h2>"):]
 
     # the random line: V(1) of the separate relative uplift curve is the rate difference
     end = np.mean([s.y[s.t == 1].mean() - s.y[s.t == 0].mean() for s in splits])

@@ -225,7 +225,12 @@ def bootstrap(ids: tuple, splits, definition: str, cutoffs: tuple, n_boot: int,
 
 @st.cache_data(show_spinner="Computing the test-set curves of every run…", max_entries=64)
 def bands(ids: tuple, _runs: list, definition: str, kind: str):
-    return [compare.band(split_curves(run, definition), kind=kind) for run in _runs]
+    """Each run's band over the splits every run has (the tables' splits, see
+    :func:`core.runs.views.mixed_splits_note`): a run of 5 splits beside one of 1 was drawn
+    as its 5-split mean while the tables read its first split."""
+    shared = min(run.n_splits for run in _runs)
+    return [compare.band(split_curves(run, definition, n_splits=shared), kind=kind)
+            for run in _runs]
 
 
 @st.cache_data(show_spinner="Ranking the runs under every curve definition…", max_entries=64)
@@ -355,7 +360,8 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                    reference, figures, ranks, depth, colors, generated_at, n_boot: int = 500,
                    several_arms=None, planned_share: tuple[float, bool] = (0.5, False),
                    cost: float | None = None, value_per_response: float | None = None,
-                   value_column: str | None = None, plotly_js: str = "inline"):
+                   value_column: str | None = None, profit_note: str | None = None,
+                   band_kind: str = "minmax", plotly_js: str = "inline"):
     """A zero-argument callable building the HTML report (run only when the download is
     clicked): the bootstrap (cached, shared with the page's toggle), deciles of every run,
     the dataset summary with its SRM test, readable configurations and the takeaway, which
@@ -411,9 +417,13 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
             depth=depth_table, deciles=decile_parts,
             configs=config_table({labels[rid]: runs[rid].config.to_dict() for rid in chosen},
                                  data_name=data.name, source_columns=data.source_columns),
-            notes={"curves": f"Curve definition: {DEFINITIONS[definition].label}. The dashed "
-                             "grey line is random targeting.",
-                   "auuc": pooling_note(n_splits, bootstrap=True)},
+            notes={"curves": " ".join(filter(None, (
+                       f"Curve definition: {DEFINITIONS[definition].label}. The dashed grey "
+                       "line is random targeting.", band_meaning(band_kind, n_splits),
+                       mixed_splits_note([runs[rid] for rid in chosen]),
+                       f"Profit chart: {profit_note}" if profit_note else None))),
+                   "auuc": auuc_meaning(definition) + " "
+                           + pooling_note(n_splits, bootstrap=True)},
             cutoff=cutoff, n_boot=n_boot, generated_at=generated_at,
             several_arms=several_arms() if several_arms is not None else None,
             assumptions={"cost_per_treatment": cost, "value_per_response": value_per_response,
@@ -570,7 +580,7 @@ def curves_section(ids: tuple, selected: Sequence[Run], splits, names: Sequence[
     if (note := mixed_splits_note(selected)) is not None:
         st.info(note, icon=":material/call_split:")
     elif len(splits) == 1:
-        st.caption("One split: the runs were trained on one 70/30 split, so there is no band.")
+        st.caption(band_meaning(band_kind, 1))
     return fig, shown
 
 
@@ -627,11 +637,7 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
     shown = table.rename(index=short_names(table.index, drop_shared=True))
     st.dataframe(shown, width="stretch", key="cmp_table", column_config={
         "_index": st.column_config.Column(width=label_width(shown.index))})
-    unit = ("a share of each arm (0.01 = one percentage point of extra response)"
-            if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
-    st.caption(f"AUUC@x % = the area under the curve from 0 to x % targeted (its average "
-               f"height there times x), in {unit}; "
-               "higher is better. " + pooling_note(len(splits), bootstrap=boot_on)
+    st.caption(auuc_meaning(definition) + " " + pooling_note(len(splits), bootstrap=boot_on)
                + " Random targeting and Perfect (oracle) are the baselines"
                + ("; a value without ± is the same on every split (stratified splits give "
                   "the baselines the same test counts)." if len(splits) > 1
@@ -646,6 +652,25 @@ def auuc_section(ids: tuple, splits, chosen: Sequence[str], labels: Mapping[str,
         else:
             st.caption(text)
     return AuucTables(summary, per_split, cuts, boot, paired, reference, n_boot)
+
+
+def auuc_meaning(definition: str) -> str:
+    """What an AUUC number is, in the units of ``definition``: under the page's AUUC table
+    and in the report (which had no word on it)."""
+    unit = ("a share of each arm (0.01 = one percentage point of extra response)"
+            if DEFINITIONS[definition].units == "relative" else DEFINITIONS[definition].unit)
+    return (f"AUUC@x % = the area under the curve from 0 to x % targeted (its average height "
+            f"there times x), in {unit}; higher is better.")
+
+
+def band_meaning(kind: str, n_splits: int) -> str:
+    """What the shaded band around each run's curve is (the report said nothing of it)."""
+    if n_splits < 2:
+        return "One split: the runs were trained on one 70/30 split, so there is no band."
+    spread = ("from the lowest to the highest" if kind == "minmax" else
+              "the middle 95 % (2.5th to 97.5th percentile)")
+    return (f"The shaded band around each run spans {spread} of its curves on the "
+            f"{n_splits} test splits; the line is their mean.")
 
 
 def paired_section(tables: AuucTables, labels: Mapping[str, str], *, definition: str,
@@ -776,9 +801,11 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     fig = profit_figure(curves, colors=colors, equivalent=equivalent)
     st.plotly_chart(fig, width="stretch", key="cmp_profit",
                     config=common.plot_config("uprank_profit"))
-    st.caption(f"Profit = incremental value − cost, on {n_splits} test split"
-               f"{'s (mean)' if n_splits > 1 else ''}; {band_note}. The thick segment marks "
-               "the depths whose profit is statistically equivalent to the best (95 %).")
+    profit_note = (f"Profit = incremental value − cost, on {n_splits} test split"
+                   f"{'s (mean)' if n_splits > 1 else ''}; {band_note}. The thick segment "
+                   "marks the depths whose profit is statistically equivalent to the best "
+                   "(95 %).")
+    st.caption(profit_note)
     shown = short_names(depth.index, drop_shared=True)  # as the legend and the tables
     for name, row in depth.iterrows():
         (st.info if "equivalent" in str(row["verdict"]) else st.success)(
@@ -791,7 +818,8 @@ def depth_section(data: ABData, ids: tuple, selected: Sequence[Run], splits, *,
     common.figure_html_button(fig, "uprank_profit", "cmp_profit_html",
                               label="Profit chart (HTML)")
     return fig, depth, {"cost": cost, "value_per_response": per_resp if fixed else None,
-                        "value_column": None if fixed else value_col}
+                        "value_column": None if fixed else value_col,
+                        "profit_note": profit_note}
 
 
 def decile_section(ids: tuple, splits, summary: pd.DataFrame, chosen: Sequence[str],

@@ -248,17 +248,18 @@ def mixed_splits_note(runs: Sequence) -> str | None:
         return None
     shared = counts[0]
     listed = " and ".join(map(str, counts))
-    return (f"The runs were trained on different numbers of splits ({listed}): every table "
-            f"below compares them on the {shared} test split{'s' * (shared > 1)} they share "
-            f"(the first {shared}), while each band in the chart spans its own run's splits. "
-            "For a like-for-like comparison pick runs with the same evaluation.")
+    return (f"The runs were trained on different numbers of splits ({listed}): the chart and "
+            f"every table compare them on the {shared} test split{'s' * (shared > 1)} they "
+            f"share (the first {shared}); a run's other splits are left out. For a "
+            "like-for-like comparison pick runs with the same evaluation.")
 
 
-def split_curves(run, definition: str, *,
-                 ties: str = "average") -> list[tuple[np.ndarray, np.ndarray]]:
-    """The test-set curve ``(x, v)`` of every split of ``run`` (for min/max or 95 % bands)."""
+def split_curves(run, definition: str, *, ties: str = "average",
+                 n_splits: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The test-set curve ``(x, v)`` of every split of ``run`` (for min/max or 95 % bands),
+    or of its first ``n_splits`` (those it shares with runs of fewer splits)."""
     out = []
-    for i in range(run.n_splits):
+    for i in range(run.n_splits if n_splits is None else min(n_splits, run.n_splits)):
         s = run.scores(i)
         out.append(UpliftCurves(s.y, s.t, s.score, ties=ties).curve(definition))
     return out
