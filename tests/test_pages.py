@@ -661,6 +661,16 @@ def test_download_names_carry_the_run_and_are_safe_file_names():
     one, two = (file_stem("uprank_scores", label, i) for i in ("a1b2c3d4", "e5f6a7b8"))
     assert one != two and one.endswith("_a1b2c3d4") and one.startswith("uprank_scores_Lambda")
     assert len(one) <= 80
+    # a long dataset name and the model: both keep a share of the room (cut from the end,
+    # the dataset took it all and two per-arm reports differed only by their ids)
+    stem = file_stem("uprank_several_arms_report",
+                     "Hillstrom three arms (No / Womens / Mens E-Mail), visit",
+                     "LambdaMART uplift 100 trees seed 0", "1a2b3c4d")
+    # 80 − 26 (head) − 8 (id) − 3 (separators) = 43 characters: the shorter part, the model
+    # (34), gets half, 21; the dataset (48) the other 22
+    assert stem == ("uprank_several_arms_report_Hillstrom_three_arms_N_LambdaMART_uplift_100"
+                    "_1a2b3c4d")
+    assert len(stem) == 80
 
 
 def test_counts_in_metric_tiles_are_short_enough_to_show_whole():

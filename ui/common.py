@@ -289,9 +289,17 @@ def file_stem(*parts: str) -> str:
     text = "_".join(words)
     if len(text) <= 80 or len(words) < 3:
         return text[:80].rstrip("_")
-    head, tail = words[0], words[-1][:40]
-    middle = "_".join(words[1:-1])[: max(0, 80 - len(head) - len(tail) - 2)].strip("_")
-    return "_".join(w for w in (head, middle, tail) if w)
+    head, tail, middle = words[0], words[-1][:40], words[1:-1]
+    # the room left shared fairly among the middle parts (a short part keeps all of its
+    # own, the rest share what it leaves): cut from the end, a long dataset name took it
+    # all and two runs' reports differed only by their ids
+    room = max(0, 80 - len(head) - len(tail) - 2 - (len(middle) - 1))
+    keep = {}
+    for left, i in enumerate(sorted(range(len(middle)), key=lambda j: len(middle[j]))):
+        keep[i] = min(len(middle[i]), room // (len(middle) - left))
+        room -= keep[i]
+    cut = [middle[i][:keep[i]].strip("_") for i in range(len(middle))]
+    return "_".join(w for w in (head, *cut, tail) if w)
 
 
 def size_text(n_bytes: int) -> str:
