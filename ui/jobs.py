@@ -161,9 +161,9 @@ def _job_list(runner: JobRunner, session: str, targets: tuple[str | None, ...], 
 def busy_elsewhere_note(every: Sequence[JobStatus], listed: Collection[str]) -> str | None:
     """What the job runner is busy with that the page does not list — jobs other open tabs
     follow, and jobs of other kinds (a simulation, for the Train page) — or ``None``
-    (``every``: all the runner's statuses; ``listed``: the ids the page lists).  The runner works one job at a time, so a job started here waits for them:
-    a second tab read "No jobs on this dataset yet" while its Train queued behind another
-    tab's training."""
+    (``every``: all the runner's statuses; ``listed``: the ids the page lists).  The runner
+    works one job at a time, so a job started here waits for them: a second tab read "No
+    jobs on this dataset yet" while its Train queued behind another tab's training."""
     busy = [job for job in every if not job.is_final and job.job_id not in listed]
     if not busy:
         return None
