@@ -201,11 +201,10 @@ def policy_difference(first: Any, second: Any, y: Any, t: Any, propensity: Any, 
     per-row terms :math:`v_i` of :func:`policy_terms`, minus the cost of each row's arm
     under each policy when ``cost`` (per arm, control first, or ``(n, K+1)``; a single number
     is the cost of every treatment arm, control costing 0, as in :func:`best_arm_policy`)
-    is given; SE
-    = :math:`sd(d, ddof=1)/\sqrt n`.  Both values come from the same rows, so their errors
-    are correlated: :math:`\sqrt{SE_1^2 + SE_2^2}` is too large when the policies mostly
-    agree (then most :math:`d_i` are 0) and too small when they disagree on most rows (a
-    row that counts for one counts against the other).
+    is given; SE = :math:`sd(d, ddof=1)/\sqrt n`.  Both values come from the same rows, so
+    their errors are correlated: :math:`\sqrt{SE_1^2 + SE_2^2}` is too large when the
+    policies mostly agree (then most :math:`d_i` are 0) and too small when they disagree on
+    most rows (a row that counts for one counts against the other).
 
     >>> policy_difference([1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 1, 1], [1, 0, 0, 1],
     ...                   [[0.5, 0.5]] * 4)
