@@ -394,6 +394,7 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                 table, title="Uplift by decile", note=interval, color=colors[labels[rid]])))
         share_decile_range([fig for _, fig in decile_parts])  # one scale for every run
         n_splits = len(splits)
+        mixed = mixed_splits_note([runs[rid] for rid in chosen])
         column = auuc_column(cutoff)
         names = [labels[rid] for rid in chosen]
         intervals = random_intervals(boot, names, cutoff)
@@ -419,8 +420,11 @@ def report_builder(*, data, runs, chosen, labels, definition, cutoff, splits, cu
                                  data_name=data.name, source_columns=data.source_columns),
             notes={"curves": " ".join(filter(None, (
                        f"Curve definition: {DEFINITIONS[definition].label}. The dashed grey "
-                       "line is random targeting.", band_meaning(band_kind, n_splits),
-                       mixed_splits_note([runs[rid] for rid in chosen]),
+                       "line is random targeting.",
+                       # one shared split of runs with more: the mixed note says it (not
+                       # "the runs were trained on one 70/30 split")
+                       band_meaning(band_kind, n_splits) if mixed is None or n_splits > 1
+                       else None, mixed,
                        f"Profit chart: {profit_note}" if profit_note else None))),
                    "auuc": auuc_meaning(definition) + " "
                            + pooling_note(n_splits, bootstrap=True)},
@@ -922,8 +926,8 @@ def export_section(data: ABData, runs: Mapping[str, Run], labels: Mapping[str, s
     e3.download_button("Report, small for e-mail", report_builder(**report, plotly_js="cdn"),
                        common.file_stem("uprank_report", data.name, "small") + ".html",
                        "text/html", key="cmp_dl_report_small", on_click="ignore",
-                       help="The same report in tens of kB: its charts load the chart library "
-                            "(plotly.js) from the internet when opened.")
+                       help="The same report in about 100 kB: its charts load the chart "
+                            "library (plotly.js) from the internet when opened.")
     row = st.container(horizontal=True)
     common.download_row(fig, points_frame(bands, fig), f"uprank_compare_{definition}",
                         key="cmp_dl", container=row)
