@@ -724,15 +724,46 @@ def auuc_table(
     ties: str = "average",
     above_random: bool = False,
 ):
-    """AUUC of one ranking for several definitions and cut-offs, from a single sort.
+    r"""AUUC of one ranking for several definitions and cut-offs, from a single sort.
 
-    Returns a ``pandas.DataFrame`` indexed by definition with one column per cut-off
-    (labelled ``"AUUC@10%"`` etc.).  ``y``, ``t`` and ``score`` may be Dask arrays or
-    Series (e.g. columns of a Parquet dataset): the table is then computed on the current
-    Dask client from per-partition counts and equals the in-memory table exactly (0/1
-    outcome; an amount to rounding; without a ``distributed`` client dask's default
-    scheduler computes it).  With ``above_random=True`` the random baseline's area (same cut-off) is
-    subtracted, as some authors report it (the paper does not).
+    Each cell is :func:`auuc`: the mean convention of Devriendt et al. (2020), separate
+    :math:`\frac{1}{100}\sum_{p \le c} V(p)` over the percent grid, joint
+    :math:`\frac{1}{n}\sum_{k \le cn} V(k)` over the rows.  ``y``, ``t`` and ``score``
+    may be Dask arrays or Series (e.g. columns of a Parquet dataset): the table is then
+    computed on the current Dask client from per-partition counts and equals the in-memory
+    table exactly (0/1 outcome; an amount to rounding; without a ``distributed`` client
+    dask's default scheduler computes it).
+
+    Parameters
+    ----------
+    y, t : array-like of shape (n,)
+        Outcome (0/1, or a continuous amount) and binary treatment flag.
+    score : array-like of shape (n,)
+        Ranker score (higher = target first); float32 is kept as it is.
+    definitions : iterable of str, default=every key of :data:`DEFINITIONS`
+        The rows of the table, in the order given.
+    cutoffs : iterable of float in (0, 1], default=(0.1, 0.3, 0.5, 1.0)
+        Shares targeted: the columns, ``"AUUC@10%"`` etc. (two cut-offs whose labels would
+        read alike are refused).
+    ties : {"average", "stable"}, default="average"
+        As in :func:`uplift_curve`.
+    above_random : bool, default=False
+        Subtract the random baseline's area at the same cut-off, as some authors report
+        it (the paper does not).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by definition, one column per cut-off.
+
+    Examples
+    --------
+    Paper Table 1's four rows; the joint relative curve is 0, 0, 1/3, −2/3, −1/3 at
+    k = 0 … 4, so AUUC@50 % = (0 + 1/3)/4 and AUUC@100 % = (0 + 1/3 − 2/3 − 1/3)/4:
+
+    >>> auuc_table([0, 1, 1, 1], [1, 1, 0, 1], [4, 3, 2, 1],
+    ...            definitions=["uplift_joint_rel"], cutoffs=[0.5, 1.0]).round(4).to_dict()
+    {'AUUC@50%': {'uplift_joint_rel': 0.0833}, 'AUUC@100%': {'uplift_joint_rel': -0.1667}}
     """
     import pandas as pd
 
