@@ -382,7 +382,7 @@ def test_frequency_chart_shows_whole_names_on_top_most_frequent_first():
     assert fig.layout.height >= 20 * 50  # a row per label
 
 
-def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
+def test_frequency_chart_keeps_one_bar_and_one_tick_per_label_when_long_names_start_alike():
     from core.label_ranking import data as lrdata
     from ui.label_ranking_view import frequency_figure
 
@@ -393,7 +393,11 @@ def test_frequency_chart_keeps_one_bar_per_label_when_short_names_collide():
     fig = frequency_figure(data)
     assert list(fig.data[0].y) == labels  # three bars under their full names
     shown = list(fig.layout.yaxis.ticktext)
-    assert shown == [stem[:43] + "…", stem[:43] + "…", "short"]  # the cut names collide
+    # cut as the legends' run names are: within 44 characters, and the two cut names kept
+    # apart by their ends (they read alike when only their starts were kept)
+    assert shown[2] == "short" and shown[0] != shown[1]
+    assert all(len(n) <= 44 and "…" in n and n.startswith("Consumer Goods/") for n in shown[:2])
+    assert shown[0].endswith("the first") and shown[1].endswith("the second")
     np.testing.assert_allclose(fig.data[0].x, [1, 1 / 3, 1 / 3])
 
 

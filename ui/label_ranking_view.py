@@ -18,6 +18,7 @@ from core.runs.store import RunStore
 from core.runs.takeaway import fmt_p
 from core.runs.views import fmt_number
 from ui import common
+from ui.charts import short_names
 from ui.jobs import show_task
 
 
@@ -147,17 +148,15 @@ NAME_WIDTH = 44
 shown whole on hover."""
 
 
-def _short(name: str, width: int = NAME_WIDTH) -> str:
-    return name if len(name) <= width else name[:width - 1] + "…"
-
-
 def _category_axis(fig: go.Figure, names: list[str]) -> None:
     """Labels down the y axis, one horizontal bar each, the first on top: names of 40
     characters stay whole, where a slanted x axis cut them to 17 ("Technology/Intern…").
-    Full names are the categories, so two names alike in their first letters stay two bars
-    when both are shortened; the chart grows with the number of labels."""
+    Full names are the categories, so two names alike in their first letters stay two bars;
+    a longer name is cut as the run names of the legends are (:func:`ui.charts.short_names`,
+    which keeps the cut names apart); the chart grows with the number of labels."""
+    short = short_names(names, NAME_WIDTH)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=names,
-                     tickmode="array", tickvals=names, ticktext=[_short(n) for n in names],
+                     tickmode="array", tickvals=names, ticktext=[short[n] for n in names],
                      autorange="reversed")
     fig.update_layout(height=max(320, 110 + 20 * len(names)))
 
