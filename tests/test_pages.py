@@ -206,8 +206,6 @@ def test_curves_of_a_carried_score_follow_the_score_not_only_the_rows():
 
 def test_the_curves_auuc_download_is_the_table_on_screen(monkeypatch):
     # the CSV left out the table's "above random @30%" column
-    import pandas as pd
-
     from core.runs import export
 
     written = []

@@ -511,16 +511,15 @@ def load_criteo(outcome: str = "visit", *, path: str | Path | None = None,
                               "CC BY-NC-SA 4.0 (non-commercial).")
 
 
+#: Names of a known effect or a model's uplift score: not features (an oracle would leak)
+#: but a ranking score (``ABData.scores``, offered as a ranker on Curves), named as in the file.
+EFFECT_COLUMNS = frozenset({"tau", "ite", "cate", "uplift", "true_effect"})
 #: Column names never taken as features by default: outcomes (those :func:`guess_columns`
-#: knows), exposure and known effects (post-treatment or oracle columns would leak).
+#: knows), exposure and the known effects (post-treatment or oracle columns would leak).
 NOT_FEATURES = frozenset({"visit", "visited", "conversion", "converted", "exposure",
                           "exposed", "outcome", "y", "target", "label", "response",
                           "responded", "purchase", "purchased", "click", "clicked", "spend",
-                          "revenue", "tau", "ite", "cate", "uplift", "true_effect"})
-
-#: Of :data:`NOT_FEATURES`, the names of a known effect or a model's uplift score: read as a
-#: ranking score (``ABData.scores``, offered as a ranker on Curves), named as in the file.
-EFFECT_COLUMNS = frozenset({"tau", "ite", "cate", "uplift", "true_effect"})
+                          "revenue"}) | EFFECT_COLUMNS
 
 
 def typed_path(text: str | Path) -> str:
